@@ -1,0 +1,63 @@
+"""Trace adapters: every supported trace format in, one :class:`~openeval.models.AgentTrace` out.
+
+``load_trace(path)`` detects the format by content. Each format also has a Python entry point
+(``from_openai_messages``, ``from_langchain_run`` ...), resolved lazily so that importing this
+package never imports an optional dependency.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
+from openeval.adapters.registry import (
+    detect_format,
+    format_names,
+    get_adapter,
+    load_trace,
+    register_adapter,
+)
+
+_LAZY: dict[str, str] = {
+    "from_anthropic_messages": "openeval.adapters.anthropic",
+    "from_fixtura_trace": "openeval.adapters.fixtura",
+    "from_langchain_run": "openeval.adapters.langchain",
+    "from_openai_messages": "openeval.adapters.openai",
+    "from_otel_spans": "openeval.adapters.otel",
+}
+
+__all__ = [
+    "LoadOptions",
+    "TraceAdapter",
+    "TraceSource",
+    "detect_format",
+    "format_names",
+    "from_anthropic_messages",
+    "from_fixtura_trace",
+    "from_langchain_run",
+    "from_openai_messages",
+    "from_otel_spans",
+    "get_adapter",
+    "load_trace",
+    "register_adapter",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from openeval.adapters.anthropic import from_anthropic_messages
+    from openeval.adapters.fixtura import from_fixtura_trace
+    from openeval.adapters.langchain import from_langchain_run
+    from openeval.adapters.openai import from_openai_messages
+    from openeval.adapters.otel import from_otel_spans

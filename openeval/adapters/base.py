@@ -1,0 +1,212 @@
+"""What every trace adapter is given and must provide.
+
+An adapter is an object with a ``name``, a one-line ``description``, a ``refusal`` that looks at a
+:class:`TraceSource` and says why the file is not in its format (None when it is), and a ``load``
+that reads it into an :class:`~openeval.models.AgentTrace`. The source reads the file lazily and
+at most once, so ten adapters sniffing one file cost one read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from openeval.errors import MissingDependencyError, TraceFormatError
+from openeval.jsonio import parse_json
+from openeval.models import AgentTrace
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+HEAD_BYTES = 65536
+"""How much of a file detection looks at before deciding between a document and lines."""
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """Settings for reading traces; the defaults are far above what real traces reach."""
+
+    agent_spec: str | None = None
+    """``module:attr`` of the current agent, to compute a Fixtura drift verdict."""
+    max_decompressed_bytes: int = 2 * 1024**3
+    """Largest decompressed size accepted from a compressed file (a bomb guard)."""
+    max_line_bytes: int = 64 * 1024**2
+    """Longest single line accepted from a JSON Lines stream."""
+    max_document_bytes: int = 1024**3
+    """Largest whole-JSON document read into memory."""
+
+
+class TraceSource:
+    """A trace file as adapters see it: its head, and its content parsed on demand.
+
+    Every method reads from disk only the first time it is asked, and caches what it parsed.
+    """
+
+    def __init__(self, path: Path, options: LoadOptions | None = None) -> None:
+        self.path = path
+        self.options = options or LoadOptions()
+
+    @cached_property
+    def head(self) -> bytes:
+        """Return the first bytes of the file (up to 64 KiB)."""
+        try:
+            with self.path.open("rb") as handle:
+                return handle.read(HEAD_BYTES)
+        except FileNotFoundError:
+            raise TraceFormatError("file not found", source=self.path) from None
+        except IsADirectoryError:
+            raise TraceFormatError("is a folder, expected a trace file", source=self.path) from None
+        except OSError as exc:
+            raise TraceFormatError(f"cannot read: {exc.strerror}", source=self.path) from None
+
+    @property
+    def is_zstd(self) -> bool:
+        """True when the file starts with a zstd frame."""
+        return self.head.startswith(ZSTD_MAGIC)
+
+    @cached_property
+    def _document(self) -> tuple[Any, TraceFormatError | None]:
+        if self.is_zstd:
+            return None, TraceFormatError("zstd-compressed, not a JSON document", source=self.path)
+        size = self.path.stat().st_size
+        if size > self.options.max_document_bytes:
+            return None, TraceFormatError(
+                f"{size} bytes, over the {self.options.max_document_bytes}-byte limit for a JSON "
+                "document (raise it with --max-document-bytes)",
+                source=self.path,
+            )
+        try:
+            return parse_json(self.path.read_bytes(), source=self.path, error=TraceFormatError), None
+        except TraceFormatError as exc:
+            return None, exc
+
+    def document(self) -> Any:
+        """Return the whole file parsed as one JSON value; raise TraceFormatError if it is not."""
+        value, error = self._document
+        if error is not None:
+            raise error
+        return value
+
+    def document_or_none(self) -> Any:
+        """Return the parsed JSON document, or None when the file is not one JSON value."""
+        return self._document[0]
+
+    def first_json_line(self) -> Any:
+        """Return the first non-blank line parsed as JSON, or None if it is not JSON.
+
+        Works on plain and zstd-compressed files; reads only as far as the first line.
+        """
+        try:
+            for _, value in self.json_lines():
+                return value
+        except TraceFormatError:
+            return None
+        return None
+
+    def json_lines(self) -> Iterator[tuple[int, Any]]:
+        """Yield ``(line_number, value)`` for each non-blank line, decompressing zstd on the fly.
+
+        Streams the file: memory stays bounded by the longest line. A line over the limit, a
+        decompressed size over the limit, corrupt compression, invalid UTF-8 or invalid JSON
+        raise TraceFormatError naming the file and the line.
+        """
+        with self.path.open("rb") as raw:
+            stream: IO[bytes] = _zstd_reader(raw, self.path) if self.is_zstd else raw
+            yield from _iter_json_lines(stream, self.path, self.options)
+
+
+def _zstd_reader(raw: IO[bytes], path: Path) -> IO[bytes]:
+    try:
+        import zstandard
+    except ImportError:
+        raise MissingDependencyError(
+            'reading zstd-compressed traces needs zstandard: pip install "openeval-core[fixtura]"',
+            source=path,
+        ) from None
+    reader: IO[bytes] = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    return reader
+
+
+def _iter_json_lines(
+    stream: IO[bytes], path: Path, options: LoadOptions
+) -> Iterator[tuple[int, Any]]:
+    total = 0
+    line_no = 0
+    pending = b""
+    while True:
+        try:
+            chunk = stream.read(1 << 20)
+        except Exception as exc:  # zstandard raises its own ZstdError
+            raise TraceFormatError(
+                f"corrupt compressed data after {total} bytes: {exc}",
+                source=path,
+                location=f"line {line_no + 1}",
+            ) from None
+        if not chunk:
+            break
+        total += len(chunk)
+        if total > options.max_decompressed_bytes:
+            raise TraceFormatError(
+                f"decompressed size passes the {options.max_decompressed_bytes}-byte limit "
+                "(a decompression bomb, or raise the limit with --max-decompressed-bytes)",
+                source=path,
+            )
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            line_no += 1
+            value = _parse_line(line, line_no, path, options)
+            if value is not _BLANK:
+                yield line_no, value
+        if len(pending) > options.max_line_bytes:
+            raise TraceFormatError(
+                f"line longer than the {options.max_line_bytes}-byte limit "
+                "(raise it with --max-line-bytes)",
+                source=path,
+                location=f"line {line_no + 1}",
+            )
+    if pending.strip():
+        line_no += 1
+        value = _parse_line(pending, line_no, path, options)
+        if value is not _BLANK:
+            yield line_no, value
+
+
+_BLANK = object()
+
+
+def _parse_line(line: bytes, line_no: int, path: Path, options: LoadOptions) -> Any:
+    if len(line) > options.max_line_bytes:
+        raise TraceFormatError(
+            f"line longer than the {options.max_line_bytes}-byte limit "
+            "(raise it with --max-line-bytes)",
+            source=path,
+            location=f"line {line_no}",
+        )
+    if not line.strip():
+        return _BLANK
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceFormatError(
+            f"invalid UTF-8 at byte {exc.start} of the line", source=path, location=f"line {line_no}"
+        ) from None
+    return parse_json(line, source=path, error=TraceFormatError, first_line=line_no)
+
+
+class TraceAdapter(Protocol):
+    """A reader of one trace format."""
+
+    name: str
+    """Short format name, the value of ``--format`` (``openai``, ``fixtura`` ...)."""
+    description: str
+    """One line saying what files this adapter reads."""
+
+    def refusal(self, source: TraceSource) -> str | None:
+        """Return None when ``source`` is in this format, else a short reason why it is not."""
+        ...
+
+    def load(self, source: TraceSource) -> AgentTrace:
+        """Return the trace in ``source``; raise TraceFormatError naming the place if broken."""
+        ...

@@ -1,0 +1,102 @@
+"""The adapter registry: which trace formats exist, and how a file finds its reader.
+
+A built-in adapter is one module in this package exposing ``ADAPTER`` and one line in
+``_BUILTIN`` below; third-party adapters register through the ``openeval.adapters`` entry-point
+group (the entry point names an object with the :class:`TraceAdapter` shape). Modules are
+imported only when a trace is read, so ``openeval --help`` never pays for them.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
+from openeval.errors import TraceFormatError
+from openeval.models import AgentTrace
+
+# Detection order: the most specific shapes first, the native format (the loosest) last.
+_BUILTIN: dict[str, str] = {
+    "fixtura": "openeval.adapters.fixtura",
+    "otel": "openeval.adapters.otel",
+    "langchain": "openeval.adapters.langchain",
+    "openai": "openeval.adapters.openai",
+    "anthropic": "openeval.adapters.anthropic",
+    "native": "openeval.adapters.native",
+}
+
+_extra: dict[str, TraceAdapter] = {}
+_loaded: dict[str, TraceAdapter] = {}
+
+
+def register_adapter(adapter: TraceAdapter) -> TraceAdapter:
+    """Add ``adapter`` to the registry (checked before the built-ins); return it unchanged."""
+    _extra[adapter.name] = adapter
+    _loaded.pop(adapter.name, None)
+    return adapter
+
+
+def _entry_point_adapters() -> dict[str, str]:
+    return {ep.name: ep.value for ep in entry_points(group="openeval.adapters")}
+
+
+def format_names() -> list[str]:
+    """Return every known format name, in detection order."""
+    names = list(_extra)
+    names += [n for n in _entry_point_adapters() if n not in names]
+    names += [n for n in _BUILTIN if n not in names]
+    return names
+
+
+def get_adapter(name: str) -> TraceAdapter:
+    """Return the adapter called ``name``; raise TraceFormatError listing the valid names."""
+    if name in _extra:
+        return _extra[name]
+    if name in _loaded:
+        return _loaded[name]
+    third_party = _entry_point_adapters()
+    if name in third_party:
+        module_name, _, attr = third_party[name].partition(":")
+        adapter: TraceAdapter = getattr(import_module(module_name), attr or "ADAPTER")
+    elif name in _BUILTIN:
+        adapter = import_module(_BUILTIN[name]).ADAPTER
+    else:
+        raise TraceFormatError(
+            f"unknown trace format {name!r}; expected one of: {', '.join(format_names())}"
+        )
+    _loaded[name] = adapter
+    return adapter
+
+
+def detect_format(source: TraceSource) -> TraceAdapter:
+    """Return the first adapter that accepts ``source``.
+
+    Raises TraceFormatError listing every format tried and why each refused.
+    """
+    reasons: list[str] = []
+    for name in format_names():
+        adapter = get_adapter(name)
+        reason = adapter.refusal(source)
+        if reason is None:
+            return adapter
+        reasons.append(f"{name}: {reason}")
+    raise TraceFormatError(
+        "not a trace format OpenEval knows (force one with --format); tried "
+        + "; ".join(reasons),
+        source=source.path,
+    )
+
+
+def load_trace(
+    path: str | Path, format: str | None = None, *, options: LoadOptions | None = None
+) -> AgentTrace:
+    """Return the trace stored in ``path``, detecting its format by content unless ``format``.
+
+    Raises TraceFormatError (naming the file and, where known, the line or JSON path) when the
+    file is missing, in no known format, or broken.
+    """
+    source = TraceSource(Path(path), options)
+    source.head  # noqa: B018 - a missing file fails here, before any adapter is asked
+    adapter = get_adapter(format) if format else detect_format(source)
+    return adapter.load(source)

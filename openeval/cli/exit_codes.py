@@ -1,0 +1,10 @@
+"""Exit codes of every ``openeval`` command, defined once (CONTRACT §4)."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+"""The command did what was asked and the gate (if any) passed."""
+EXIT_FAIL = 1
+"""The gate failed: a metric failed, a case errored, the pass rate is low, or bad result files."""
+EXIT_USAGE = 2
+"""Bad usage, or a file that cannot be read in single-case mode."""

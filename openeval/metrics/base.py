@@ -1,0 +1,72 @@
+"""The shape every metric has, and the pass-line rule they share.
+
+A metric is a class with a stable snake_case ``name``, a ``default_threshold`` (its pass line)
+and a ``measure`` that returns a :class:`Measurement`: a score with its details, or
+``not_applicable`` when the test case gives the metric nothing to judge. :meth:`Metric.score`
+turns that into a :class:`~openeval.models.MetricResult`, applying the test case's
+``thresholds`` override, so no metric repeats the pass rule. Metrics hold no state: one instance
+may score any number of traces, from any number of threads.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+from openeval.models import AgentTrace, EvalTestCase, MetricResult
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What a metric found: a score in [0, 1] and one line of details.
+
+    ``applicable=False`` means "nothing to judge": the result gets ``passed=None``.
+    ``passed`` set to True or False decides the verdict directly, bypassing the pass line
+    (for verdict-style metrics such as fixture freshness); None leaves it to the pass line.
+    """
+
+    score: float
+    details: str
+    applicable: bool = True
+    passed: bool | None = None
+
+
+def not_applicable(details: str, score: float = 1.0) -> Measurement:
+    """Return a Measurement that marks the metric as not evaluated (``passed=None``)."""
+    return Measurement(score=score, details=details, applicable=False)
+
+
+class Metric(ABC):
+    """Base class of all metrics: subclasses set ``name``, ``default_threshold``, ``measure``.
+
+    The class docstring of each metric is its contract: when it passes, fails, and is n.a.
+    """
+
+    name: ClassVar[str]
+    """Stable snake_case name, used in test case ``thresholds``/``metrics`` and in results."""
+    default_threshold: ClassVar[float | None] = 1.0
+    """Pass line: ``passed`` is ``score >= threshold``. None for verdict-style metrics."""
+
+    @abstractmethod
+    def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
+        """Return the score and details of ``trace`` against ``test_case``."""
+
+    def threshold(self, test_case: EvalTestCase) -> float | None:
+        """Return the pass line for ``test_case``: its override, else the default."""
+        return test_case.thresholds.get(self.name, self.default_threshold)
+
+    def score(self, trace: AgentTrace, test_case: EvalTestCase) -> MetricResult:
+        """Return this metric's verdict on ``trace``; ``passed`` is None when n.a."""
+        found = self.measure(trace, test_case)
+        passed: bool | None
+        if not found.applicable:
+            passed = None
+        elif found.passed is not None:
+            passed = found.passed
+        else:
+            line = self.threshold(test_case)
+            passed = True if line is None else found.score >= line
+        return MetricResult(
+            metric_name=self.name, score=found.score, passed=passed, details=found.details
+        )

@@ -1,0 +1,226 @@
+"""The data model every other part of OpenEval speaks.
+
+Adapters turn trace files into an :class:`AgentTrace` of :class:`TraceStep` s; a test case file
+becomes an :class:`EvalTestCase`; a metric compares the two and returns a :class:`MetricResult`.
+Field names are the public API (and the keys of the JSON files), so they never change.
+
+``to_dict`` gives plain JSON values; ``from_dict(to_dict(x)) == x`` for every class. ``from_dict``
+expects a document that has passed the schemas in :mod:`openeval.schemas` (the file readers
+check that first); it only refuses unknown keys, so a typo never silently drops a check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, TypeVar, get_args
+
+from openeval.errors import OpenEvalError
+
+StepType = Literal["thought", "tool_call", "tool_result", "output"]
+STEP_TYPES: tuple[str, ...] = get_args(StepType)
+
+JSONDict = dict[str, Any]
+
+_T = TypeVar("_T")
+
+
+def _check_keys(cls: type, data: JSONDict, where: str) -> None:
+    """Raise when ``data`` holds a key that ``cls`` has no field for."""
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise OpenEvalError(
+            f"unknown key {unknown[0]!r}; expected one of: {', '.join(sorted(known))}",
+            location=where or None,
+        )
+
+
+@dataclass
+class TraceStep:
+    """One thing the agent did: a thought, a tool call (with its result), or output."""
+
+    step_id: int
+    """Position or id of the step, as the source numbered it."""
+    type: StepType
+    """``thought`` (model turn), ``tool_call``, ``tool_result`` (unpaired) or ``output``."""
+    content: str = ""
+    """Text of the step: the model's words, or the tool result text for ``tool_result``."""
+    tool_name: str | None = None
+    """Name of the tool called; None for steps that are not tool calls."""
+    tool_args: dict[str, Any] | None = None
+    """Arguments of the call as a JSON object; None when the step has none."""
+    tool_result: str | None = None
+    """What the tool returned, as text; None when not (yet) known."""
+    timestamp: float = 0.0
+    """Start time in seconds since the epoch; 0.0 when the source gives none."""
+    error: str | None = None
+    """Why the call failed or did not run; None when it succeeded."""
+    denied: bool = False
+    """True when the call never ran: permission denied, validation error, rate limited."""
+    finish_reason: str | None = None
+    """Why the model stopped (``stop``, ``tool_calls``, ``end_turn`` ...), for model steps."""
+    provider: str | None = None
+    """Model provider (``openai``, ``anthropic`` ...), for model steps."""
+    model: str | None = None
+    """Model name, for model steps."""
+    tokens: dict[str, int] | None = None
+    """Token usage, e.g. ``{"input": 12, "output": 40}``; None when unknown."""
+    latency_ms: float | None = None
+    """Duration of the step in milliseconds; None when unknown."""
+    divergent: bool = False
+    """True on a step where a replayed run left the recorded trajectory."""
+
+    def to_dict(self) -> JSONDict:
+        """Return the step as a JSON object with every field."""
+        return {
+            "step_id": self.step_id,
+            "type": self.type,
+            "content": self.content,
+            "tool_name": self.tool_name,
+            "tool_args": self.tool_args,
+            "tool_result": self.tool_result,
+            "timestamp": self.timestamp,
+            "error": self.error,
+            "denied": self.denied,
+            "finish_reason": self.finish_reason,
+            "provider": self.provider,
+            "model": self.model,
+            "tokens": self.tokens,
+            "latency_ms": self.latency_ms,
+            "divergent": self.divergent,
+        }
+
+    @classmethod
+    def from_dict(cls, data: JSONDict, *, where: str = "") -> TraceStep:
+        """Build a step from its JSON object; missing optional keys take their defaults."""
+        _check_keys(cls, data, where)
+        return cls(**data)
+
+
+@dataclass
+class AgentTrace:
+    """What an agent did on one task: its steps, final answer and final state."""
+
+    task_id: str
+    """Identifier of the task the agent ran."""
+    input: str = ""
+    """The task as given to the agent."""
+    steps: list[TraceStep] = field(default_factory=list)
+    """Everything the agent did, in execution order."""
+    final_output: str = ""
+    """The agent's last answer; empty when it gave none."""
+    actual_state: dict[str, Any] = field(default_factory=dict)
+    """The environment's state after the run, compared with the expected final state."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Anything else the source carried: fingerprint, drift verdict, run ids ..."""
+
+    def tool_calls(self) -> list[TraceStep]:
+        """Return the steps of type ``tool_call``, denied ones included, in order."""
+        return [step for step in self.steps if step.type == "tool_call"]
+
+    def to_dict(self) -> JSONDict:
+        """Return the trace as a JSON object (the ``openeval`` native trace format)."""
+        return {
+            "task_id": self.task_id,
+            "input": self.input,
+            "steps": [step.to_dict() for step in self.steps],
+            "final_output": self.final_output,
+            "actual_state": self.actual_state,
+            "metadata": self.metadata,
+        }
+
+    @classmethod
+    def from_dict(cls, data: JSONDict) -> AgentTrace:
+        """Build a trace from its JSON object; missing optional keys take their defaults."""
+        _check_keys(cls, data, "")
+        values = dict(data)
+        values["steps"] = [
+            TraceStep.from_dict(step, where=f"steps[{i}]")
+            for i, step in enumerate(values.get("steps", []))
+        ]
+        return cls(**values)
+
+
+@dataclass
+class EvalTestCase:
+    """What the agent should have done on one task."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    task_id: str
+    """Identifier of the task; also names the case in reports."""
+    input: str = ""
+    """The task as given to the agent."""
+    expected_tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    """Calls the agent should make: ``{"tool": name, "args": {...}}``, ``args`` optional."""
+    expected_final_state: dict[str, Any] = field(default_factory=dict)
+    """Keys the final state must hold, with their values."""
+    expected_output_contains: list[str] = field(default_factory=list)
+    """Substrings the final output must contain."""
+    max_steps: int | None = None
+    """Most tool calls allowed (denied ones count); None for no limit."""
+    timeout_seconds: float | None = None
+    """Longest run allowed; None for no limit."""
+    optimal_steps: int | None = None
+    """Tool calls an ideal run makes; None to use the number of expected tool calls."""
+    thresholds: dict[str, float] = field(default_factory=dict)
+    """Pass line per metric name, overriding the metric's default."""
+    metrics: list[str] | None = None
+    """Names of the metrics to run; None for every built-in metric."""
+    trace: str | None = None
+    """Path of the case's trace, relative to the test case file; not used in scoring."""
+
+    def to_dict(self) -> JSONDict:
+        """Return the test case as a JSON object with every field."""
+        return {
+            "task_id": self.task_id,
+            "input": self.input,
+            "expected_tool_calls": self.expected_tool_calls,
+            "expected_final_state": self.expected_final_state,
+            "expected_output_contains": self.expected_output_contains,
+            "max_steps": self.max_steps,
+            "timeout_seconds": self.timeout_seconds,
+            "optimal_steps": self.optimal_steps,
+            "thresholds": self.thresholds,
+            "metrics": self.metrics,
+            "trace": self.trace,
+        }
+
+    @classmethod
+    def from_dict(cls, data: JSONDict) -> EvalTestCase:
+        """Build a test case from its JSON object; missing optional keys take their defaults."""
+        _check_keys(cls, data, "")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """The verdict of one metric on one trace."""
+
+    metric_name: str
+    """The metric's stable snake_case name, e.g. ``tool_selection_accuracy``."""
+    score: float
+    """A value in [0, 1]; 1.0 is best."""
+    passed: bool | None
+    """True or False when the metric applies; None when the test case gives it nothing to judge."""
+    details: str
+    """One line a person reading a CI log can act on: what was missing, extra or different."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.score <= 1.0:
+            raise ValueError(f"{self.metric_name}: score {self.score!r} is outside [0, 1]")
+
+    def to_dict(self) -> JSONDict:
+        """Return the result as a JSON object."""
+        return {
+            "metric_name": self.metric_name,
+            "score": self.score,
+            "passed": self.passed,
+            "details": self.details,
+        }
+
+    @classmethod
+    def from_dict(cls, data: JSONDict) -> MetricResult:
+        """Build a result from its JSON object."""
+        _check_keys(cls, data, "")
+        return cls(**data)

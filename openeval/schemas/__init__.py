@@ -1,0 +1,120 @@
+"""JSON Schemas shipped with OpenEval, and the one function that applies them.
+
+The schema files in this folder are the published contract of each file format (test case,
+trace, result, summary); :func:`validate` checks a parsed document against one and raises an
+error that names the file, the JSON path and what was expected, e.g.
+``testcase.json: expected_tool_calls[2].tool: expected a string``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import orjson
+
+from openeval.errors import OpenEvalError
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
+
+SchemaName = Literal["trace", "testcase", "result", "summary"]
+
+_TYPE_WORDS = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "object": "a JSON object",
+    "array": "a list",
+    "null": "null",
+}
+
+
+@cache
+def load_schema(name: SchemaName) -> dict[str, Any]:
+    """Return the parsed JSON Schema called ``name`` (``trace``, ``testcase`` ...)."""
+    text = files(__package__).joinpath(f"{name}.schema.json").read_bytes()
+    schema: dict[str, Any] = orjson.loads(text)
+    return schema
+
+
+@cache
+def _validator(name: SchemaName) -> Validator:
+    from jsonschema import Draft202012Validator
+
+    validator: Validator = Draft202012Validator(load_schema(name))
+    return validator
+
+
+def json_path(parts: Any) -> str:
+    """Return a path like ``steps[3].tool_args`` from a sequence of keys and indices."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _describe(error: ValidationError) -> tuple[str, str]:
+    """Return ``(path, what was expected)`` for one schema violation."""
+    path = json_path(error.absolute_path)
+    kind = error.validator
+    if kind == "type":
+        wanted = error.validator_value
+        names = [wanted] if isinstance(wanted, str) else list(wanted)
+        expected = " or ".join(_TYPE_WORDS.get(n, n) for n in names)
+        return path, f"expected {expected}, got {_type_word(error.instance)}"
+    if kind == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return path, f"missing required key {missing!r}"
+    if kind == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed))
+        hint = f"; expected one of: {', '.join(allowed)}" if allowed else ""
+        where = json_path([*error.absolute_path, extra[0]]) if extra else path
+        return where, f"unknown key {extra[0]!r}{hint}" if extra else error.message
+    if kind == "enum":
+        options = ", ".join(repr(v) for v in error.validator_value)
+        return path, f"expected one of {options}, got {error.instance!r}"
+    if kind in ("minimum", "maximum", "minLength"):
+        return path, f"{error.instance!r} is out of range ({kind} {error.validator_value})"
+    return path, error.message
+
+
+def _type_word(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    for python_type, word in ((str, "a string"), (int, "an integer"), (float, "a number"),
+                              (dict, "a JSON object"), (list, "a list")):
+        if isinstance(value, python_type):
+            return word
+    return type(value).__name__
+
+
+def validate(
+    document: Any,
+    schema: SchemaName,
+    *,
+    source: str | Path | None = None,
+    error: type[OpenEvalError] = OpenEvalError,
+) -> None:
+    """Return None when ``document`` fits ``schema``; else raise ``error`` for the first problem.
+
+    The first problem is the one with the shortest path, then the first in document order, so
+    the message is the same on every run.
+    """
+    validator = _validator(schema)
+    problems = list(validator.iter_errors(document))
+    if not problems:
+        return
+    first = min(problems, key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
+    path, expected = _describe(first)
+    raise error(expected, source=source, location=path or None)
