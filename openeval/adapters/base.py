@@ -9,7 +9,7 @@ at most once, so ten adapters sniffing one file cost one read.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -77,7 +77,8 @@ class TraceSource:
                 source=self.path,
             )
         try:
-            return parse_json(self.path.read_bytes(), source=self.path, error=TraceFormatError), None
+            data = self.path.read_bytes()
+            return parse_json(data, source=self.path, error=TraceFormatError), None
         except TraceFormatError as exc:
             return None, exc
 
@@ -190,7 +191,9 @@ def _parse_line(line: bytes, line_no: int, path: Path, options: LoadOptions) -> 
         line.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TraceFormatError(
-            f"invalid UTF-8 at byte {exc.start} of the line", source=path, location=f"line {line_no}"
+            f"invalid UTF-8 at byte {exc.start} of the line",
+            source=path,
+            location=f"line {line_no}",
         ) from None
     return parse_json(line, source=path, error=TraceFormatError, first_line=line_no)
 
@@ -210,3 +213,39 @@ class TraceAdapter(Protocol):
     def load(self, source: TraceSource) -> AgentTrace:
         """Return the trace in ``source``; raise TraceFormatError naming the place if broken."""
         ...
+
+
+ENVELOPE_KEYS = ("task_id", "input", "final_output", "actual_state", "metadata")
+"""AgentTrace fields a wrapped document may carry beside its format's payload."""
+
+
+def split_envelope(document: Any, payload_key: str) -> tuple[Any, dict[str, Any]]:
+    """Return ``(payload, overrides)`` for a document that may wrap a format's payload.
+
+    Formats such as a bare message list carry no task id or final state, so any of them may be
+    wrapped as ``{"task_id": ..., "actual_state": {...}, payload_key: <payload>}``. For an
+    unwrapped document the payload is the document itself and ``overrides`` is empty.
+    """
+    if isinstance(document, dict) and payload_key in document:
+        extra = set(document) - {payload_key, *ENVELOPE_KEYS}
+        if not extra:
+            overrides = {k: document[k] for k in ENVELOPE_KEYS if k in document}
+            return document[payload_key], overrides
+    return document, {}
+
+
+def apply_envelope(trace: AgentTrace, overrides: dict[str, Any], where: Path) -> AgentTrace:
+    """Return ``trace`` with the envelope's fields set; raise TraceFormatError on a wrong type."""
+    expected = {
+        "task_id": str, "input": str, "final_output": str, "actual_state": dict, "metadata": dict
+    }
+    for key, value in overrides.items():
+        if not isinstance(value, expected[key]):
+            raise TraceFormatError(
+                f"expected {'a string' if expected[key] is str else 'a JSON object'}",
+                source=where,
+                location=key,
+            )
+    if "metadata" in overrides:
+        overrides = {**overrides, "metadata": {**trace.metadata, **overrides["metadata"]}}
+    return replace(trace, **overrides)

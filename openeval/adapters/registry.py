@@ -17,12 +17,9 @@ from openeval.errors import TraceFormatError
 from openeval.models import AgentTrace
 
 # Detection order: the most specific shapes first, the native format (the loosest) last.
+# Intended order once every adapter has landed: fixtura, otel, langchain, openai, anthropic,
+# native. Each adapter module adds its own line here when it exists.
 _BUILTIN: dict[str, str] = {
-    "fixtura": "openeval.adapters.fixtura",
-    "otel": "openeval.adapters.otel",
-    "langchain": "openeval.adapters.langchain",
-    "openai": "openeval.adapters.openai",
-    "anthropic": "openeval.adapters.anthropic",
     "native": "openeval.adapters.native",
 }
 

@@ -66,7 +66,8 @@ def get_reporter(name: str) -> Reporter:
         module_name, _, attr = third_party[name].partition(":")
         found: Reporter = getattr(import_module(module_name), attr or "REPORTER")
         return found
-    raise SuiteError(f"unknown report format {name!r}; expected one of: {', '.join(format_names())}")
+    valid = ", ".join(format_names())
+    raise SuiteError(f"unknown report format {name!r}; expected one of: {valid}")
 
 
 def render(suite: SuiteResult, format: str) -> str:
