@@ -16,8 +16,7 @@ from openeval.errors import (
     TraceFormatError,
 )
 from openeval.models import AgentTrace, EvalTestCase, MetricResult, TraceStep
-
-__version__ = "1.0.0.dev0"
+from openeval.version import __version__
 
 __all__ = [
     "AgentTrace",

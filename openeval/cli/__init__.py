@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from openeval import __version__
+from openeval.version import __version__
 from openeval.cli.report import report
 from openeval.cli.run import run
 

@@ -1,0 +1,3 @@
+"""The version of OpenEval, in one place (pyproject reads it too)."""
+
+__version__ = "1.0.0.dev0"
