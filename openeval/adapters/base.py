@@ -8,11 +8,15 @@ at most once, so ten adapters sniffing one file cost one read.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import IO, Any, Protocol
+
+import orjson
 
 from openeval.errors import MissingDependencyError, TraceFormatError
 from openeval.jsonio import parse_json
@@ -108,16 +112,36 @@ class TraceSource:
     def json_lines(self) -> Iterator[tuple[int, Any]]:
         """Yield ``(line_number, value)`` for each non-blank line, decompressing zstd on the fly.
 
-        Streams the file: memory stays bounded by the longest line. A line over the limit, a
-        decompressed size over the limit, corrupt compression, invalid UTF-8 or invalid JSON
-        raise TraceFormatError naming the file and the line.
+        Streams the file: memory stays bounded by the longest line plus a few MiB, however large
+        the file or its decompressed content. A line over the limit, a decompressed size over
+        the limit, corrupt or truncated compression, invalid UTF-8 or invalid JSON raise
+        TraceFormatError naming the file and the line.
         """
         with self.path.open("rb") as raw:
-            stream: IO[bytes] = _zstd_reader(raw, self.path) if self.is_zstd else raw
-            yield from _iter_json_lines(stream, self.path, self.options)
+            chunks = _zstd_chunks(raw, self.path, self.options) if self.is_zstd else _chunks(raw)
+            yield from _iter_json_lines(chunks, self.path, self.options)
 
 
-def _zstd_reader(raw: IO[bytes], path: Path) -> IO[bytes]:
+_READ_BYTES = 1 << 20
+"""Size of one read from disk."""
+_ZSTD_FEED_BYTES = 256
+"""Compressed bytes handed to the decompressor at a time. zstd can expand one input byte to at
+most about 32 KiB (a run-length block), so 256 bytes bound one call's output to about 8 MiB:
+a decompression bomb is caught by the size limit before it can allocate more than that."""
+
+
+def _chunks(raw: IO[bytes]) -> Iterator[bytes]:
+    while chunk := raw.read(_READ_BYTES):
+        yield chunk
+
+
+def _zstd_chunks(raw: IO[bytes], path: Path, options: LoadOptions) -> Iterator[bytes]:
+    """Yield the decompressed content of a series of zstd frames, in bounded pieces.
+
+    ``stream_reader`` would be simpler, but it ends silently on a frame cut short, which would
+    drop the last events of a truncated trace without a word; decoding frame by frame lets us
+    see that the last frame never ended.
+    """
     try:
         import zstandard
     except ImportError:
@@ -125,77 +149,148 @@ def _zstd_reader(raw: IO[bytes], path: Path) -> IO[bytes]:
             'reading zstd-compressed traces needs zstandard: pip install "openeval-core[fixtura]"',
             source=path,
         ) from None
-    reader: IO[bytes] = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    return reader
+    decompressor = zstandard.ZstdDecompressor()
+    frame = decompressor.decompressobj()
+    frame_start = 0
+    fed = 0  # compressed bytes consumed so far
+    in_frame = False
+    total = 0
+    while block := raw.read(_READ_BYTES):
+        view = memoryview(block)
+        for start in range(0, len(view), _ZSTD_FEED_BYTES):
+            piece: bytes | memoryview = view[start : start + _ZSTD_FEED_BYTES]
+            while piece:
+                try:
+                    out = frame.decompress(piece)
+                except zstandard.ZstdError as exc:
+                    raise TraceFormatError(
+                        f"corrupt zstd data in the frame starting at byte {frame_start}: {exc}",
+                        source=path,
+                    ) from None
+                in_frame = True
+                if out:
+                    total += len(out)
+                    if total > options.max_decompressed_bytes:
+                        raise TraceFormatError(
+                            f"decompressed size passes the {options.max_decompressed_bytes}-byte "
+                            "limit (a decompression bomb? raise the limit with "
+                            "--max-decompressed-bytes)",
+                            source=path,
+                        )
+                    yield out
+                if frame.eof:
+                    rest = frame.unused_data
+                    fed += len(piece) - len(rest)
+                    frame_start, in_frame = fed, False
+                    frame = decompressor.decompressobj()
+                    piece = rest
+                else:
+                    fed += len(piece)
+                    piece = b""
+    if in_frame:
+        raise TraceFormatError(
+            f"truncated: the zstd frame starting at byte {frame_start} never ends (the file "
+            f"stops at byte {fed}; was it cut short while being written or copied?)",
+            source=path,
+        )
+
+
+_NON_BLANK = re.compile(rb"\S")
 
 
 def _iter_json_lines(
-    stream: IO[bytes], path: Path, options: LoadOptions
+    chunks: Iterator[bytes], path: Path, options: LoadOptions
 ) -> Iterator[tuple[int, Any]]:
-    total = 0
     line_no = 0
-    pending = b""
+    pending = bytearray()  # the start of a line whose end has not been read yet
+    limit = options.max_line_bytes
     while True:
         try:
-            chunk = stream.read(1 << 20)
-        except Exception as exc:  # zstandard raises its own ZstdError
-            raise TraceFormatError(
-                f"corrupt compressed data after {total} bytes: {exc}",
-                source=path,
-                location=f"line {line_no + 1}",
-            ) from None
-        if not chunk:
+            chunk = next(chunks, None)
+        except TraceFormatError as exc:
+            # The decompressor knows the byte; only this loop knows the line.
+            where = exc.location or f"line {line_no + 1}"
+            raise type(exc)(exc.message, source=path, location=where) from None
+        if chunk is None:
             break
-        total += len(chunk)
-        if total > options.max_decompressed_bytes:
-            raise TraceFormatError(
-                f"decompressed size passes the {options.max_decompressed_bytes}-byte limit "
-                "(a decompression bomb, or raise the limit with --max-decompressed-bytes)",
-                source=path,
-            )
-        pending += chunk
-        *lines, pending = pending.split(b"\n")
-        for line in lines:
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
             line_no += 1
-            value = _parse_line(line, line_no, path, options)
+            if pending:
+                if len(pending) + end - start > limit:
+                    raise _too_long(path, line_no, limit)
+                pending += chunk[start:end]
+                line: bytes | bytearray = pending
+            else:
+                if end - start > limit:
+                    raise _too_long(path, line_no, limit)
+                line = chunk[start:end]
+            value = _parse_line(line, line_no, path)
+            if pending:
+                pending = bytearray()
             if value is not _BLANK:
                 yield line_no, value
-        if len(pending) > options.max_line_bytes:
-            raise TraceFormatError(
-                f"line longer than the {options.max_line_bytes}-byte limit "
-                "(raise it with --max-line-bytes)",
-                source=path,
-                location=f"line {line_no + 1}",
-            )
-    if pending.strip():
+            start = end + 1
+        if len(pending) + len(chunk) - start > limit:
+            raise _too_long(path, line_no + 1, limit)
+        pending += chunk[start:] if start else chunk
+    if pending:
         line_no += 1
-        value = _parse_line(pending, line_no, path, options)
+        value = _parse_line(pending, line_no, path)
         if value is not _BLANK:
             yield line_no, value
+
+
+def _too_long(path: Path, line_no: int, limit: int) -> TraceFormatError:
+    return TraceFormatError(
+        f"line longer than the {limit}-byte limit (an endless line? raise the limit with "
+        "--max-line-bytes)",
+        source=path,
+        location=f"line {line_no}",
+    )
 
 
 _BLANK = object()
 
 
-def _parse_line(line: bytes, line_no: int, path: Path, options: LoadOptions) -> Any:
-    if len(line) > options.max_line_bytes:
-        raise TraceFormatError(
-            f"line longer than the {options.max_line_bytes}-byte limit "
-            "(raise it with --max-line-bytes)",
-            source=path,
-            location=f"line {line_no}",
-        )
-    if not line.strip():
+def _parse_line(line: bytes | bytearray, line_no: int, path: Path) -> Any:
+    if not _NON_BLANK.search(line):
         return _BLANK
     try:
-        line.decode("utf-8")
+        return orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        first_error = exc
+    try:
+        bytes(line).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TraceFormatError(
-            f"invalid UTF-8 at byte {exc.start} of the line",
+            f"invalid UTF-8 at byte {exc.start} of the line (expected UTF-8 JSON text)",
             source=path,
             location=f"line {line_no}",
         ) from None
-    return parse_json(line, source=path, error=TraceFormatError, first_line=line_no)
+    value = _parse_python_json(line)
+    if value is not _BLANK:
+        return value
+    raise TraceFormatError(
+        f"invalid JSON: {first_error.msg} (expected one complete JSON value per line)",
+        source=path,
+        location=f"line {line_no} column {first_error.colno}",
+    )
+
+
+def _parse_python_json(line: bytes | bytearray) -> Any:
+    """Return the line parsed as Python's ``json`` module writes it, or _BLANK if it is not.
+
+    Python producers (Fixtura among them) write ``NaN`` and ``Infinity`` for non-finite floats,
+    which orjson refuses; anything orjson could not write back out (huge integers, lone
+    surrogates) is still refused, so every value we return can be serialised again.
+    """
+    try:
+        value = json.loads(line)
+        orjson.dumps(value)
+    except (ValueError, TypeError, RecursionError, orjson.JSONEncodeError):
+        return _BLANK
+    return value
 
 
 class TraceAdapter(Protocol):
