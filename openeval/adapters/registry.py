@@ -20,6 +20,7 @@ from openeval.models import AgentTrace
 # Intended order once every adapter has landed: fixtura, otel, langchain, openai, anthropic,
 # native. Each adapter module adds its own line here when it exists.
 _BUILTIN: dict[str, str] = {
+    "otel": "openeval.adapters.otel",
     "native": "openeval.adapters.native",
 }
 
