@@ -18,6 +18,8 @@ from openeval.results import SuiteResult
 _BUILTIN: dict[str, str] = {
     "markdown": "openeval.report.markdown",
     "json": "openeval.report.json",
+    "junit": "openeval.report.junit",
+    "github": "openeval.report.github",
 }
 
 

@@ -1,0 +1,112 @@
+"""GitHub workflow-command annotations: one line per failed or errored case.
+
+Printed to a job's log, each ``::error file=...,title=...::message`` line becomes an annotation
+on the test case file in the pull request's diff view, so a reviewer sees which case broke and
+why without opening the log. The encoding follows GitHub's documented workflow-command format:
+in the message ``%``, CR and LF are percent-encoded; in a property value ``:`` and ``,`` are too.
+
+A failed case is an ``error`` when the run fails the gate and a ``warning`` when the gate still
+passed (a ``--fail-under`` run tolerating some failures): a green check beside red annotations
+would contradict itself. An errored case always fails the gate, so it is always an ``error``.
+The first line is the run's verdict, so GitHub's per-step cap on annotations never hides it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from openeval.results import CaseResult, SuiteResult
+
+Severity = Literal["error", "warning", "notice"]
+
+_DATA_ESCAPES = (("%", "%25"), ("\r", "%0D"), ("\n", "%0A"))
+_PROPERTY_ESCAPES = (*_DATA_ESCAPES, (":", "%3A"), (",", "%2C"))
+
+
+def escape_data(text: str) -> str:
+    """Return ``text`` encoded for the message part of a workflow command."""
+    for raw, encoded in _DATA_ESCAPES:  # "%" first, so the other escapes are not re-escaped
+        text = text.replace(raw, encoded)
+    return text
+
+
+def escape_property(text: str) -> str:
+    """Return ``text`` encoded for a property value (``file=``, ``title=``)."""
+    for raw, encoded in _PROPERTY_ESCAPES:
+        text = text.replace(raw, encoded)
+    return text
+
+
+def command(
+    severity: Severity, message: str, *, file: str | None = None, title: str | None = None
+) -> str:
+    """Return one workflow-command line (no newline); properties that are None are left out."""
+    props = [
+        f"{key}={escape_property(value)}"
+        for key, value in (("file", file), ("title", title))
+        if value is not None
+    ]
+    head = f"::{severity} {','.join(props)}" if props else f"::{severity}"
+    return f"{head}::{escape_data(message)}"
+
+
+def verdict_line(suite: SuiteResult) -> str:
+    """Return the one-line verdict of the run: pass rate, case counts and the gate."""
+    passed, evaluated = suite.counted
+    rate = suite.pass_rate
+    rate_text = (
+        "no pass rate: nothing evaluated"
+        if rate is None
+        else f"pass rate {rate:.1%} ({passed} of {evaluated} metric results)"
+    )
+    n_errored = sum(c.errored for c in suite.cases)
+    n_passed = sum(c.passed for c in suite.cases)
+    n_failed = len(suite.cases) - n_passed - n_errored
+    gate = "gate passed" if suite.gate_passed else "gate failed"
+    if suite.fail_under is not None:
+        gate += f" (fail-under {suite.fail_under:g})"
+    return (
+        f"{rate_text}; {len(suite.cases)} cases: {n_passed} passed, {n_failed} failed, "
+        f"{n_errored} errored; {gate}"
+    )
+
+
+def case_message(case: CaseResult) -> str:
+    """Return why ``case`` failed or errored, one metric per line; empty when it passed."""
+    if case.error is not None:
+        return f"could not be scored: {case.error}"
+    failed = [m for m in case.metrics if m.passed is False]
+    lines = [f"{len(failed)} of {len(case.metrics)} metrics failed:"]
+    lines += [f"- {m.metric_name} (score {m.score:.2f}): {m.details}" for m in failed]
+    return "\n".join(lines) if failed else ""
+
+
+@dataclass(frozen=True)
+class GitHubReporter:
+    """Workflow-command annotations for a GitHub Actions log."""
+
+    name: str = "github"
+    description: str = "GitHub Actions annotations: one ::error line per failed or errored case"
+
+    def render(self, suite: SuiteResult) -> str:
+        """Return the verdict line, then one annotation per failed or errored case."""
+        verdict: Severity = "notice" if suite.gate_passed else "error"
+        lines = [command(verdict, verdict_line(suite), title="OpenEval")]
+        for case in suite.cases:
+            if case.passed:
+                continue
+            severity: Severity = "error" if case.errored or not suite.gate_passed else "warning"
+            outcome = "errored" if case.errored else "failed"
+            lines.append(
+                command(
+                    severity,
+                    case_message(case),
+                    file=case.testcase_path,
+                    title=f"OpenEval: {case.case_id} {outcome}",
+                )
+            )
+        return "\n".join(lines) + "\n"
+
+
+REPORTER = GitHubReporter()
