@@ -1,0 +1,167 @@
+"""The run step of OpenEval's GitHub Action (``action.yml``), as a testable program.
+
+GitHub passes the action's inputs as environment variables (never spliced into shell text, see
+proposals/0020-github-action.md) and this program:
+
+1. runs ``openeval run`` on the suite, its output going straight to the job log;
+2. appends the Markdown report to ``$GITHUB_STEP_SUMMARY``;
+3. prints the ``github`` report (annotations) to stdout, where the runner picks it up;
+4. writes the step outputs to ``$GITHUB_OUTPUT``;
+5. exits with ``openeval run``'s own exit code, so the step fails exactly when the gate does.
+
+The ``args`` input is split with :func:`shlex.split` (POSIX quoting rules, no expansion of
+``$VAR``, ``$(...)`` or globs) and each word is handed to ``openeval run`` as one argument; no
+shell ever sees it. Like the CLI, this is an entry point, so it prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from openeval.cli.exit_codes import EXIT_FAIL, EXIT_USAGE
+from openeval.report.github import command
+
+OUTPUT_NAMES = ("pass-rate", "cases", "failed", "errored", "results")
+"""The action's outputs, in the order they are written."""
+
+# The CLI runs in its own interpreter (-I: the workspace folder is not put on sys.path, so a
+# user's own ``openeval/`` folder cannot shadow the installed package).
+_CLI = (sys.executable, "-I", "-c", "from openeval.cli import main; main(prog_name='openeval')")
+
+
+@dataclass(frozen=True)
+class ActionInputs:
+    """The action's inputs, as the environment hands them over (empty string = not given)."""
+
+    suite: str
+    output: str
+    fail_under: str = ""
+    metrics: str = ""
+    args: str = ""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
+        """Read the ``OPENEVAL_*`` variables that ``action.yml`` sets from its inputs."""
+        return cls(
+            suite=env.get("OPENEVAL_SUITE", ""),
+            output=env.get("OPENEVAL_OUTPUT", "") or "openeval-results",
+            fail_under=env.get("OPENEVAL_FAIL_UNDER", "").strip(),
+            metrics=env.get("OPENEVAL_METRICS", "").strip(),
+            args=env.get("OPENEVAL_ARGS", ""),
+        )
+
+    def run_argv(self) -> list[str]:
+        """Return the ``openeval run`` arguments; raise ValueError on unbalanced quotes."""
+        argv = ["run", "--suite", self.suite, "--output", self.output]
+        if self.fail_under:
+            argv += ["--fail-under", self.fail_under]
+        if self.metrics:
+            argv += ["--metrics", self.metrics]
+        return argv + shlex.split(self.args)
+
+
+def outputs_from_summary(summary: Mapping[str, Any], results: str) -> dict[str, str]:
+    """Return the step outputs read from ``summary.json``; pass-rate is empty when null."""
+
+    def count(key: str) -> str:
+        value = summary.get(key)
+        # A list of cases would also be a fair shape for "cases"; count it either way.
+        return str(len(value)) if isinstance(value, list) else str(value)
+
+    rate = summary.get("pass_rate")
+    return {
+        "pass-rate": "" if rate is None else json.dumps(rate),
+        "cases": count("cases"),
+        "failed": count("failed_cases"),
+        "errored": count("errored_cases"),
+        "results": results,
+    }
+
+
+def format_outputs(outputs: Mapping[str, str]) -> str:
+    """Return ``outputs`` in the ``$GITHUB_OUTPUT`` file syntax.
+
+    A value holding a line break uses the ``name<<DELIMITER`` form with a random delimiter, so
+    no value can end its own entry early and set another output.
+    """
+    lines: list[str] = []
+    for name, value in outputs.items():
+        if "\n" in value or "\r" in value:
+            delimiter = f"ghadelimiter_{uuid.uuid4()}"
+            lines += [f"{name}<<{delimiter}", value, delimiter]
+        else:
+            lines.append(f"{name}={value}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _append(path: str | None, text: str) -> None:
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def _cli(argv: Sequence[str], *, capture: bool) -> subprocess.CompletedProcess[str]:
+    sys.stdout.flush()  # keep our lines and the child's in order in the log
+    return subprocess.run([*_CLI, *argv], capture_output=capture, text=True, check=False)
+
+
+def _report(results: str, fmt: str) -> str | None:
+    """Return ``openeval report`` output in ``fmt``; None (after a warning) when it fails."""
+    done = _cli(["report", "--input", results, "--format", fmt], capture=True)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        print(command("warning", f"openeval report --format {fmt} failed", title="OpenEval"))
+        return None
+    return done.stdout
+
+
+def main(env: Mapping[str, str] | None = None) -> int:
+    """Run the action's step; return ``openeval run``'s exit code (2 for bad inputs)."""
+    env = os.environ if env is None else env
+    inputs = ActionInputs.from_env(env)
+    outputs = dict.fromkeys(OUTPUT_NAMES, "") | {"results": inputs.output}
+    try:
+        if not inputs.suite:
+            raise ValueError("the suite input is empty; give the folder of test cases")
+        argv = inputs.run_argv()
+    except ValueError as exc:
+        print(command("error", f"bad action input: {exc}", title="OpenEval"))
+        _append(env.get("GITHUB_OUTPUT"), format_outputs(outputs))
+        return EXIT_USAGE
+
+    code = _cli(argv, capture=False).returncode
+    summary_file = Path(inputs.output) / "summary.json"
+    if code in (0, EXIT_FAIL) and summary_file.is_file():
+        try:
+            summary = json.loads(summary_file.read_text(encoding="utf-8"))
+            outputs = outputs_from_summary(summary, inputs.output)
+        except (OSError, ValueError, AttributeError) as exc:
+            print(command("warning", f"{summary_file}: unreadable: {exc}", title="OpenEval"))
+        markdown = _report(inputs.output, "markdown")
+        if markdown is not None:
+            _append(env.get("GITHUB_STEP_SUMMARY"), markdown)
+        annotations = _report(inputs.output, "github")
+        if annotations is not None:
+            sys.stdout.write(annotations)
+    else:
+        _append(
+            env.get("GITHUB_STEP_SUMMARY"),
+            f"### OpenEval\n\n❌ `openeval run` stopped with exit code {code} before writing "
+            "results; its error is in the job log.\n",
+        )
+    _append(env.get("GITHUB_OUTPUT"), format_outputs(outputs))
+    sys.stdout.flush()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
