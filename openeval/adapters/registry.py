@@ -21,6 +21,7 @@ from openeval.models import AgentTrace
 # native. Each adapter module adds its own line here when it exists.
 _BUILTIN: dict[str, str] = {
     "otel": "openeval.adapters.otel",
+    "langchain": "openeval.adapters.langchain",
     "native": "openeval.adapters.native",
 }
 
