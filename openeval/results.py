@@ -31,6 +31,8 @@ class CaseResult:
     """One result per metric run, in registry order."""
     error: str | None = None
     """Why the case could not be scored (unreadable file, ...); None when it was scored."""
+    trace_task_id: str | None = None
+    """The task id the trace itself carries (may differ from ``task_id``); None when unread."""
 
     @property
     def errored(self) -> bool:
@@ -53,6 +55,7 @@ class CaseResult:
             "status": "error" if self.errored else ("passed" if self.passed else "failed"),
             "error": self.error,
             "metrics": [m.to_dict() for m in self.metrics],
+            "trace_task_id": self.trace_task_id,
         }
 
     @classmethod
@@ -66,7 +69,31 @@ class CaseResult:
             trace_format=data.get("trace_format"),
             metrics=tuple(MetricResult.from_dict(m) for m in data.get("metrics", [])),
             error=data.get("error"),
+            trace_task_id=data.get("trace_task_id"),
         )
+
+
+@dataclass(frozen=True)
+class MetricTally:
+    """How one metric (or all of them) fared over a suite."""
+
+    passed: int = 0
+    failed: int = 0
+    not_applicable: int = 0
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Return passed / (passed + failed), or None when the metric never applied."""
+        judged = self.passed + self.failed
+        return self.passed / judged if judged else None
+
+    def add(self, passed: bool | None) -> MetricTally:
+        """Return a new tally with one more result counted."""
+        if passed is None:
+            return MetricTally(self.passed, self.failed, self.not_applicable + 1)
+        if passed:
+            return MetricTally(self.passed + 1, self.failed, self.not_applicable)
+        return MetricTally(self.passed, self.failed + 1, self.not_applicable)
 
 
 @dataclass(frozen=True)
@@ -99,6 +126,41 @@ class SuiteResult:
         """Return passed / evaluated metric results, or None when nothing was evaluated."""
         passed, evaluated = self.counted
         return passed / evaluated if evaluated else None
+
+    def per_metric(self) -> dict[str, MetricTally]:
+        """Return a tally per metric name, in order of first appearance (registry order)."""
+        tallies: dict[str, MetricTally] = {}
+        for case in self.cases:
+            for metric in case.metrics:
+                tallies[metric.metric_name] = tallies.get(
+                    metric.metric_name, MetricTally()
+                ).add(metric.passed)
+        return tallies
+
+    def metric_totals(self) -> MetricTally:
+        """Return the tally of every metric result of every case (errored cases not included)."""
+        total = MetricTally()
+        for case in self.cases:
+            for metric in case.metrics:
+                total = total.add(metric.passed)
+        return total
+
+    @property
+    def gate_reason(self) -> str:
+        """Return one sentence saying why the gate passed or failed."""
+        rate = self.pass_rate
+        errored = sum(c.errored for c in self.cases)
+        if rate is None:
+            return "no pass rate: nothing evaluated"
+        if errored:
+            return f"{errored} case(s) errored"
+        if self.fail_under is not None:
+            verb = "reaches" if rate >= self.fail_under else "is under"
+            return f"pass rate {rate:.1%} {verb} --fail-under {self.fail_under:g}"
+        failed = sum(not c.passed for c in self.cases)
+        if failed:
+            return f"{failed} case(s) failed"
+        return "every case passed"
 
     @property
     def gate_passed(self) -> bool:

@@ -8,6 +8,7 @@ error that names the file, the JSON path and what was expected, e.g.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -40,6 +41,13 @@ def load_schema(name: SchemaName) -> dict[str, Any]:
     text = files(__package__).joinpath(f"{name}.schema.json").read_bytes()
     schema: dict[str, Any] = orjson.loads(text)
     return schema
+
+
+@cache
+def _fast_check(name: SchemaName) -> Callable[[Any], bool] | None:
+    from openeval.schemas.fast import compile_check
+
+    return compile_check(load_schema(name))
 
 
 @cache

@@ -1,0 +1,54 @@
+"""``openeval report``: render the result files of a run in any registered report format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from openeval.cli.exit_codes import EXIT_FAIL, EXIT_USAGE
+from openeval.errors import OpenEvalError, ResultFileError
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path``, creating its folder; raise OpenEvalError on failure."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OpenEvalError(f"cannot write: {exc.strerror}", source=path) from None
+
+
+@click.command()
+@click.option("--input", "input_dir", required=True, type=click.Path(path_type=Path),
+              help="Folder written by `openeval run --output`.")
+@click.option("--format", "report_format", default="markdown", show_default=True,
+              metavar="NAME", help="Report format: markdown, json, or any registered one.")
+@click.option("--output", "output_path", type=click.Path(path_type=Path),
+              help="Write the report to this file instead of stdout.")
+def report(input_dir: Path, report_format: str, output_path: Path | None) -> None:
+    """Render the results in --input as a report.
+
+    Exit 0 when the report was written, 1 when a result file is malformed or the folder holds
+    none, 2 on bad usage.
+    """
+    from openeval.cli.run import fail
+    from openeval.report import get_reporter
+    from openeval.result_files import read_results
+
+    try:
+        reporter = get_reporter(report_format)
+    except OpenEvalError as exc:
+        fail(exc, EXIT_USAGE)
+    try:
+        suite = read_results(input_dir)
+    except ResultFileError as exc:
+        fail(exc, EXIT_FAIL)
+    text = reporter.render(suite)
+    if output_path is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        write_text(output_path, text)
+    except OpenEvalError as exc:
+        fail(exc, EXIT_USAGE)
