@@ -1,0 +1,86 @@
+"""Helpers the metrics share: reading expected calls, and writing bounded one-line details."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from openeval.errors import TestCaseError
+from openeval.models import EvalTestCase
+from openeval.values import MISSING, short_json
+
+DETAILS_LIMIT = 300
+"""Longest details line a metric writes; longer lists end in ``+N more``."""
+
+
+@dataclass(frozen=True)
+class ExpectedCall:
+    """One entry of ``expected_tool_calls``, checked: a tool name and its (maybe empty) args."""
+
+    tool: str
+    args: Mapping[str, Any]
+    index: int
+    """Position in ``expected_tool_calls``, for messages."""
+
+
+def expected_calls(test_case: EvalTestCase) -> list[ExpectedCall]:
+    """Return the test case's expected calls, checked.
+
+    Raises TestCaseError naming the JSON path when an entry is not ``{"tool": str, "args": {}}``
+    (a test case built in Python skips the file schema, so the check is repeated here).
+    """
+    calls: list[ExpectedCall] = []
+    for index, entry in enumerate(test_case.expected_tool_calls):
+        where = f"expected_tool_calls[{index}]"
+        if not isinstance(entry, Mapping):
+            raise TestCaseError("expected an object {\"tool\": ..., \"args\": {...}}",
+                                location=where)
+        tool = entry.get("tool")
+        if not isinstance(tool, str) or not tool:
+            raise TestCaseError("expected a non-empty tool name", location=f"{where}.tool")
+        args = entry.get("args")
+        if args is None:
+            args = {}
+        elif not isinstance(args, Mapping):
+            raise TestCaseError("expected a JSON object of arguments", location=f"{where}.args")
+        calls.append(ExpectedCall(tool=tool, args=args, index=index))
+    return calls
+
+
+def counted(names: Counter[str]) -> str:
+    """Return ``a, b x2, c``: the names of a multiset in sorted order, counts above one shown."""
+    return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in sorted(names.items()))
+
+
+def join_bounded(parts: Iterable[str], limit: int = DETAILS_LIMIT, sep: str = "; ") -> str:
+    """Return ``parts`` joined by ``sep``, cut after whole parts to stay near ``limit`` chars.
+
+    Parts left out are counted in a final ``+N more``; the first part is always kept.
+    """
+    items = list(parts)
+    out: list[str] = []
+    size = 0
+    for i, part in enumerate(items):
+        extra = len(part) + (len(sep) if out else 0)
+        if out and size + extra > limit:
+            out.append(f"+{len(items) - i} more")
+            break
+        out.append(part)
+        size += extra
+    return sep.join(out)
+
+
+def ratio(found: int, total: int) -> float:
+    """Return ``found / total`` as a float; 1.0 when ``total`` is zero."""
+    return found / total if total else 1.0
+
+
+def describe_difference(path: str, expected: Any, actual: Any) -> str:
+    """Return ``path: expected X, got Y``, or ``path: missing`` / ``path: unexpected Y``."""
+    if actual is MISSING:
+        return f"{path}: missing"
+    if expected is MISSING:
+        return f"{path}: unexpected {short_json(actual)}"
+    return f"{path}: expected {short_json(expected)}, got {short_json(actual)}"

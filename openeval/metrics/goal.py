@@ -1,0 +1,48 @@
+"""Did the agent leave the world in the expected state? (``goal_completion_rate``)"""
+
+from __future__ import annotations
+
+from openeval.metrics._common import describe_difference, join_bounded
+from openeval.metrics.base import Measurement, Metric, not_applicable
+from openeval.metrics.registry import register_metric
+from openeval.models import AgentTrace, EvalTestCase
+from openeval.values import first_difference
+
+
+@register_metric
+class GoalCompletionRate(Metric):
+    """Share of the expected final-state keys whose actual value equals the expected one.
+
+    Values compare as JSON (``1`` equals ``1.0``; ``"1"``, ``true`` and ``1`` all differ);
+    nested objects and lists must match in full. A key absent from the actual state does not
+    match. Keys the agent set beyond the expected ones are not judged.
+
+    Passes when the score reaches the pass line (default 1.0: every expected key right).
+    Fails on a missing or different key; details name the path of each difference.
+    Not applicable when the test case has no expected final state.
+    """
+
+    name = "goal_completion_rate"
+    default_threshold = 1.0
+
+    def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
+        """Return the share of expected state keys that hold the expected value."""
+        expected = test_case.expected_final_state
+        if not expected:
+            return not_applicable("no expected final state")
+        actual = trace.actual_state
+        problems: list[str] = []
+        for key in sorted(expected, key=str):
+            path = f"state.{key}"
+            if key not in actual:
+                problems.append(f"{path}: missing")
+                continue
+            found = first_difference(expected[key], actual[key], path)
+            if found is not None:
+                problems.append(describe_difference(*found))
+        total = len(expected)
+        if not problems:
+            return Measurement(1.0, f"all {total} expected state keys match")
+        matched = total - len(problems)
+        head = f"{matched} of {total} expected state keys match"
+        return Measurement(matched / total, join_bounded([head, *problems]))

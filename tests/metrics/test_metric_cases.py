@@ -1,0 +1,84 @@
+"""Every metric against the tables of cases in ``tests/data/metrics/<metric name>.json``.
+
+A case is a JSON object: ``id``; ``steps`` in a compact form (see :func:`expand_step`);
+optional ``final_output``, ``actual_state``, ``metadata``; ``testcase`` (EvalTestCase fields,
+``task_id`` optional); and the expected ``score``, ``passed`` (true, false or null for n.a.)
+and ``details`` (a substring the details line must contain).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openeval.jsonio import read_json_file
+from openeval.metrics import get_metric, metric_names
+from openeval.models import AgentTrace, EvalTestCase, TraceStep
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "metrics"
+
+# Compact step keys -> TraceStep fields. The first key present of the "kind" keys sets the type.
+_KINDS = {"call": "tool_call", "think": "thought", "result": "tool_result", "out": "output"}
+_FIELDS = {"args": "tool_args", "denied": "denied", "ts": "timestamp", "ms": "latency_ms",
+           "div": "divergent", "id": "step_id"}
+
+
+def expand_step(index: int, compact: dict[str, Any]) -> TraceStep:
+    """Return the TraceStep that a compact step such as ``{"call": "search", "args": {}}`` means.
+
+    ``call``/``think``/``result``/``out`` give the step type and its tool name or text; ``args``,
+    ``denied``, ``ts`` (timestamp), ``ms`` (latency_ms), ``div`` (divergent) and ``id`` (step_id,
+    default: position + 1) fill the rest.
+    """
+    kinds = [key for key in compact if key in _KINDS]
+    assert len(kinds) == 1, f"step {index}: give exactly one of {sorted(_KINDS)}: {compact}"
+    kind = kinds[0]
+    values: dict[str, Any] = {"step_id": index + 1, "type": _KINDS[kind]}
+    if kind == "call":
+        values["tool_name"] = compact[kind]
+    else:
+        values["content"] = compact[kind]
+    for key, value in compact.items():
+        if key == kind:
+            continue
+        assert key in _FIELDS, f"step {index}: unknown compact key {key!r}"
+        values[_FIELDS[key]] = value
+    return TraceStep(**values)
+
+
+def _load_cases() -> list[Any]:
+    params = []
+    for path in sorted(DATA.glob("*.json")):
+        metric = path.stem
+        for case in read_json_file(path):
+            params.append(pytest.param(metric, case, id=f"{metric}/{case['id']}"))
+    return params
+
+
+CASES = _load_cases()
+
+
+def test_every_metric_has_a_case_file() -> None:
+    assert sorted(p.stem for p in DATA.glob("*.json")) == sorted(metric_names())
+
+
+@pytest.mark.parametrize(("metric_name", "case"), CASES)
+def test_metric_case(metric_name: str, case: dict[str, Any]) -> None:
+    trace = AgentTrace(
+        task_id="case",
+        steps=[expand_step(i, s) for i, s in enumerate(case["steps"])],
+        final_output=case.get("final_output", ""),
+        actual_state=case.get("actual_state", {}),
+        metadata=case.get("metadata", {}),
+    )
+    test_case = EvalTestCase.from_dict({"task_id": "case", **case.get("testcase", {})})
+    result = get_metric(metric_name).score(trace, test_case)
+    assert result.metric_name == metric_name
+    assert result.score == pytest.approx(case["score"], abs=1e-9), result.details
+    assert result.passed is case["passed"], result.details
+    assert case["details"] in result.details
+    assert "\n" not in result.details
+    # Scoring is pure: the same input gives the same result again.
+    assert get_metric(metric_name).score(trace, test_case) == result
