@@ -11,6 +11,7 @@ import click
 from openeval.version import __version__
 from openeval.cli.report import report
 from openeval.cli.run import run
+from openeval.cli.trace import convert, inspect, snapshot
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,3 +22,6 @@ def main() -> None:
 
 main.add_command(run)
 main.add_command(report)
+main.add_command(convert)
+main.add_command(inspect)
+main.add_command(snapshot)
