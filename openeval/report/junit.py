@@ -53,7 +53,8 @@ def _system_out(case: CaseResult) -> str:
 def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrib: str) -> ET.Element:
     element = ET.SubElement(parent, tag, {k: xml_text(v) for k, v in attrib.items()})
     if text is not None:
-        element.text = xml_text(text)
+        # XML parsers turn CR and CRLF in text into LF anyway; writing LF keeps bytes honest.
+        element.text = xml_text(text.replace("\r\n", "\n").replace("\r", "\n"))
     return element
 
 
