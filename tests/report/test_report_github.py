@@ -70,7 +70,7 @@ def test_one_annotation_per_failed_or_errored_case_pointing_at_its_test_case() -
     assert decode(verdict)[0] == "error"
     bad = [c for c in suite.cases if not c.passed]
     assert len(annotations) == len(bad) == 3
-    for case, line in zip(bad, annotations):
+    for case, line in zip(bad, annotations, strict=True):
         cmd, props, message = decode(line)
         assert cmd == "error"
         assert props.get("file") == case.testcase_path
