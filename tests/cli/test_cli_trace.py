@@ -1,0 +1,150 @@
+"""``openeval convert``, ``inspect`` and ``snapshot`` through the real click group."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner, Result
+
+from openeval.adapters import load_trace
+from openeval.cli import main
+from openeval.cli.exit_codes import EXIT_OK, EXIT_USAGE
+from openeval.jsonio import dump_json
+from openeval.metrics import all_metrics
+from openeval.testcase_file import load_test_case
+
+DATA = Path(__file__).parent.parent / "data" / "adapters" / "otel"
+WEATHER = DATA / "weather_agent.otlp.json"
+REFUND = DATA / "refund_errors.otlp.jsonl"
+
+
+def invoke(args: list[str], code: int) -> Result:
+    """Run ``openeval ARGS``; re-raise a real bug, and check the exit code."""
+    result = CliRunner().invoke(main, args)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert result.exit_code == code, result.output
+    return result
+
+
+def test_convert_to_stdout_is_the_canonical_trace() -> None:
+    result = invoke(["convert", str(WEATHER)], EXIT_OK)
+    assert result.stdout_bytes == dump_json(load_trace(WEATHER).to_dict())
+
+
+def test_convert_to_file_then_reads_back_as_native(tmp_path: Path) -> None:
+    out = tmp_path / "out" / "trace.json"
+    invoke(["convert", str(REFUND), "--format", "otel", "-o", str(out)], EXIT_OK)
+    assert load_trace(out, "native") == load_trace(REFUND)
+
+
+def test_inspect_plain_text_lists_every_step_and_flag() -> None:
+    result = invoke(["inspect", str(REFUND)], EXIT_OK)
+    lines = result.output.splitlines()
+    assert lines[0] == "refund_errors: 5 step(s), 3 tool call(s), 0 denied, 2 with errors"
+    assert lines[1].split() == ["step", "type", "tool/model", "args/content", "result", "flags"]
+    rows = [line.split()[:3] for line in lines[2:-1]]
+    assert rows == [
+        ["1", "thought", "claude-sonnet-4"], ["2", "tool_call", "lookup_order"],
+        ["3", "tool_call", "issue_refund"], ["4", "thought", "claude-sonnet-4"],
+        ["5", "tool_call", "issue_refund"],
+    ]
+    assert re.split(r"\s{2,}", lines[4])[-2:] == ["payment gateway timeout", "error"]
+    assert lines[-1] == "final output: Retrying the refund."
+    assert "\x1b[" not in result.output
+
+
+def test_snapshot_writes_a_case_that_passes_on_its_trace(tmp_path: Path) -> None:
+    out = tmp_path / "case" / "testcase.json"
+    invoke(["snapshot", str(REFUND), "-o", str(out), "--task-id", "refund"], EXIT_OK)
+    case = load_test_case(out)
+    assert case.task_id == "refund"
+    assert case.max_steps == 3
+    assert [c["tool"] for c in case.expected_tool_calls] == [
+        "lookup_order", "issue_refund", "issue_refund"
+    ]
+    assert case.trace is not None
+    trace_file = (out.parent / case.trace).resolve()
+    assert trace_file == REFUND.resolve()
+    trace = load_trace(trace_file)
+    assert all(m.score(trace, case).passed is not False for m in all_metrics())
+
+
+def test_snapshot_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
+    out = tmp_path / "testcase.json"
+    out.write_text("{}")
+    result = invoke(["snapshot", str(WEATHER), "-o", str(out)], EXIT_USAGE)
+    assert result.stderr == f"openeval: error: {out}: already exists; use --force to overwrite\n"
+    assert out.read_text() == "{}"
+    invoke(["snapshot", str(WEATHER), "-o", str(out), "--force"], EXIT_OK)
+    written = orjson.loads(out.read_bytes())["trace"]
+    assert written == Path(os.path.relpath(WEATHER.resolve(), tmp_path.resolve())).as_posix()
+
+
+BAD_JSONL = b'{"resourceSpans": []}\n{"resourceSpans": [{"scopeSpans": 3}]}\n'
+
+
+@pytest.mark.parametrize("command", ["convert", "inspect", "snapshot"])
+@pytest.mark.parametrize(
+    ("name", "content", "extra", "message"),
+    [
+        ("missing.json", None, [], "{path}: file not found"),
+        ("bad.jsonl", BAD_JSONL, [],
+         "{path}: line 2: resourceSpans[0].scopeSpans: expected a list, got a number"),
+        ("x.json", b"[1, 2", [], "{path}: not a trace format OpenEval knows"),
+        ("y.json", b"[1, 2", ["--format", "otel"], "{path}: line 1 column 6: invalid JSON"),
+        ("ok.json", None, ["--format", "nope"], "unknown trace format 'nope'"),
+    ],
+)
+def test_unreadable_traces_exit_2_with_one_line(
+    tmp_path: Path, command: str, name: str, content: bytes | None, extra: list[str],
+    message: str,
+) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    elif name == "ok.json":
+        path.write_bytes(WEATHER.read_bytes())
+    args = [command, str(path), *extra]
+    if command == "snapshot":
+        args += ["-o", str(tmp_path / "case.json")]
+    result = invoke(args, EXIT_USAGE)
+    assert result.stderr.startswith("openeval: error: ")
+    assert message.format(path=path) in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "case.json").exists()
+
+
+def test_inspect_draws_a_rich_table_on_a_terminal() -> None:
+    import subprocess
+    import sys
+
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", "from openeval.cli import main; main()", "inspect",
+             str(WEATHER)],
+            stdout=slave, stderr=subprocess.PIPE, env={**os.environ, "COLUMNS": "160"},
+            timeout=60, check=False,
+        )
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(master)
+    screen = b"".join(chunks).decode()
+    assert proc.returncode == EXIT_OK, proc.stderr
+    assert "┃" in screen or "│" in screen
+    assert "get_weather" in screen and "gpt-4o-2024-08-06" in screen
