@@ -22,6 +22,8 @@ from openeval.models import AgentTrace
 _BUILTIN: dict[str, str] = {
     "otel": "openeval.adapters.otel",
     "langchain": "openeval.adapters.langchain",
+    "openai": "openeval.adapters.openai",
+    "anthropic": "openeval.adapters.anthropic",
     "native": "openeval.adapters.native",
 }
 

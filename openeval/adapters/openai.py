@@ -1,0 +1,455 @@
+"""OpenAI traces: Chat Completions message lists, ``ChatCompletion`` and Responses API items.
+
+Reads, as plain JSON or as the ``openai`` SDK's objects (dumped without importing the SDK):
+
+- a Chat Completions message list (``tool_calls`` with JSON-text arguments, legacy
+  ``function_call``, ``role: "tool"`` results paired by ``tool_call_id``);
+- a whole ``ChatCompletion`` response, alone or inside the list;
+- Responses API items (``message``, ``reasoning``, ``function_call`` / ``function_call_output``
+  paired by ``call_id``, built-in ``*_call`` items), and a whole ``Response`` with its ``output``.
+
+Each model turn becomes a ``thought`` step (its text, with provider, model, finish reason and
+tokens) followed by one ``tool_call`` step per call; reasoning text, when present, is a
+``thought`` step before it. User, system and developer messages make no step: the first user
+text is the trace's ``input``. See ``proposals/0012-openai-adapter.md`` for every mapping rule.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from openeval.adapters._chat import (
+    OPENAI_ROLES,
+    PAYLOAD_KEY,
+    Arguments,
+    StepList,
+    Turn,
+    content_text,
+    optional_str,
+    parse_arguments,
+    require_dict,
+    require_list,
+    require_str,
+    sniff,
+    task_id_for,
+    token_counts,
+    tool_call_step,
+    trace_from_objects,
+)
+from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
+from openeval.errors import TraceFormatError
+from openeval.models import AgentTrace, TraceStep
+
+PROVIDER = "openai"
+DEFAULT_TASK_ID = "openai_task"
+"""Task id of a trace built from Python objects when none is given (as in openeval-core 0.2.1)."""
+
+
+def from_openai_messages(
+    messages: Any,
+    task_id: str = DEFAULT_TASK_ID,
+    final_output: str = "",
+    *,
+    input: str | None = None,
+    actual_state: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> AgentTrace:
+    """Return the trace of an OpenAI conversation.
+
+    ``messages`` is a Chat Completions message list, Responses API items, a ``ChatCompletion``
+    or ``Response`` (dicts or ``openai`` SDK objects, mixed freely), or any of them wrapped as
+    ``{"messages": ..., "task_id": ..., "actual_state": ...}``. ``final_output`` and ``input``
+    replace what the messages say when given (an empty ``final_output`` keeps the last
+    assistant text). Raises TraceFormatError naming the JSON path of anything malformed.
+    """
+    given = {
+        "final_output": final_output, "input": input, "actual_state": actual_state,
+        "metadata": metadata,
+    }
+    return trace_from_objects(messages, _convert, task_id=task_id, given=given)
+
+
+class OpenAIAdapter:
+    """Reads OpenAI Chat Completions messages, ``ChatCompletion`` JSON and Responses items."""
+
+    name = "openai"
+    description = (
+        "OpenAI Chat Completions message list, ChatCompletion, or Responses API items/Response "
+        '(bare or wrapped as {"messages": ...})'
+    )
+
+    def refusal(self, source: TraceSource) -> str | None:
+        """Return None for an OpenAI-shaped document (or a text-only message list), else why not."""
+        document = source.document_or_none()
+        if document is None:
+            return "not a JSON document"
+        vendor, reason = sniff(document)
+        if vendor == "anthropic":
+            return "holds Anthropic content blocks (tool_use, tool_result, thinking)"
+        return reason if vendor is None else None
+
+    def load(self, source: TraceSource) -> AgentTrace:
+        """Return the trace in ``source``; raise TraceFormatError naming the JSON path if broken."""
+        payload, overrides = split_envelope(source.document(), PAYLOAD_KEY)
+        trace = _convert(payload, task_id_for(source.path), source.path)
+        return apply_envelope(trace, overrides, source.path)
+
+
+ADAPTER = OpenAIAdapter()
+
+
+def _convert(payload: Any, task_id: str, source: Path | None) -> AgentTrace:
+    reader = _Reader(source)
+    reader.read(payload)
+    metadata: dict[str, Any] = {}
+    if reader.skipped:
+        metadata["skipped_item_types"] = sorted(reader.skipped)
+    return AgentTrace(
+        task_id=task_id,
+        input=reader.input or "",
+        steps=reader.steps.finished(),
+        final_output=reader.steps.final_output,
+        metadata=metadata,
+    )
+
+
+class _Reader:
+    """One pass over the items, in order; Responses items of one model turn gather in a Turn."""
+
+    def __init__(self, source: Path | None) -> None:
+        self.source = source
+        self.steps = StepList()
+        self.turn: Turn | None = None
+        self.input: str | None = None
+        self.skipped: set[str] = set()
+
+    def read(self, payload: Any) -> None:
+        if isinstance(payload, dict):
+            self._read_object(payload, "")
+        elif isinstance(payload, list):
+            for index, item in enumerate(payload):
+                location = f"{PAYLOAD_KEY}[{index}]"
+                item = require_dict(item, source=self.source, location=location, what="a message")
+                if item.get("object") in ("chat.completion", "response"):
+                    self._read_object(item, location + ".")
+                else:
+                    self._read_item(item, location)
+        else:
+            raise TraceFormatError(
+                "expected a list of messages or items, a chat.completion or a response",
+                source=self.source,
+            )
+        self._close_turn()
+
+    # --- whole responses ---------------------------------------------------------------------
+
+    def _read_object(self, document: dict[str, Any], prefix: str) -> None:
+        kind = document.get("object")
+        if kind == "chat.completion":
+            self._read_completion(document, prefix)
+        elif kind == "response":
+            self._read_response(document, prefix)
+        else:
+            raise TraceFormatError(
+                "expected a list of messages, or an object with 'object' \"chat.completion\" "
+                'or "response"',
+                source=self.source,
+                location=f"{prefix}object" if prefix else None,
+            )
+
+    def _read_completion(self, document: dict[str, Any], prefix: str) -> None:
+        location = f"{prefix}choices"
+        choices = require_list(
+            document.get("choices"), source=self.source, location=location, what="choices"
+        )
+        if not choices:
+            raise TraceFormatError(
+                "expected at least one choice", source=self.source, location=location
+            )
+        # n > 1 asks for alternative answers; the agent went on with the first one.
+        choice = require_dict(
+            choices[0], source=self.source, location=f"{location}[0]", what="a choice"
+        )
+        message_at = f"{location}[0].message"
+        message = require_dict(
+            choice.get("message"), source=self.source, location=message_at, what="a message"
+        )
+        self._close_turn()
+        turn = self._new_turn(document, created_key="created")
+        turn.finish_reason = optional_str(choice, "finish_reason")
+        turn.tokens = _chat_tokens(document.get("usage"))
+        self._read_assistant(message, message_at, turn)
+
+    def _read_response(self, document: dict[str, Any], prefix: str) -> None:
+        location = f"{prefix}output"
+        output = require_list(
+            document.get("output"), source=self.source, location=location, what="output items"
+        )
+        self._close_turn()
+        turn = self.turn = self._new_turn(document, created_key="created_at")
+        turn.tokens = _responses_tokens(document.get("usage"))
+        started, ended = document.get("created_at"), document.get("completed_at")
+        if _is_number(started) and _is_number(ended) and ended >= started:
+            turn.latency_ms = round((ended - started) * 1000.0, 3)
+        for index, item in enumerate(output):
+            item_at = f"{location}[{index}]"
+            item = require_dict(item, source=self.source, location=item_at, what="an output item")
+            self._read_item(item, item_at)
+        turn.finish_reason = _response_finish_reason(document, turn)
+        self._close_turn()
+
+    def _new_turn(self, document: dict[str, Any], *, created_key: str) -> Turn:
+        created = document.get(created_key)
+        return Turn(
+            provider=PROVIDER,
+            model=optional_str(document, "model"),
+            timestamp=float(created) if _is_number(created) else 0.0,
+        )
+
+    # --- single items ------------------------------------------------------------------------
+
+    def _read_item(self, item: dict[str, Any], location: str) -> None:
+        kind = item.get("type")
+        if kind is None or kind == "message":
+            self._read_message(item, location, responses_item=kind == "message")
+            return
+        if not isinstance(kind, str):
+            raise TraceFormatError(
+                "expected a string item type", source=self.source, location=f"{location}.type"
+            )
+        handler = _ITEM_HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, item, location)
+        elif kind.endswith("_call_output"):
+            self._read_call_output(item, location)
+        elif kind.endswith("_call"):
+            self._read_builtin_call(item, location)
+        else:
+            # New item kinds appear with new API features; they carry no tool call or text.
+            self.skipped.add(kind)
+
+    def _read_message(self, item: dict[str, Any], location: str, *, responses_item: bool) -> None:
+        role = item.get("role")
+        if not isinstance(role, str) or role not in OPENAI_ROLES:
+            raise TraceFormatError(
+                f"unknown role {role!r}; expected one of: {', '.join(sorted(OPENAI_ROLES))}",
+                source=self.source,
+                location=f"{location}.role",
+            )
+        if role == "assistant":
+            if responses_item:
+                # A Responses output message is one item of a turn that may also hold calls.
+                turn = self._open_turn()
+                turn.texts.append(self._text(item.get("content"), f"{location}.content"))
+            else:
+                self._close_turn()
+                self._read_assistant(item, location, Turn(provider=PROVIDER))
+            return
+        self._close_turn()
+        if role == "user":
+            text = self._text(item.get("content"), f"{location}.content")
+            if self.input is None and text:
+                self.input = text
+        elif role == "tool":
+            self.steps.add_result(
+                call_id=optional_str(item, "tool_call_id"),
+                text=self._text(item.get("content"), f"{location}.content", placeholders=True),
+            )
+        elif role == "function":
+            self.steps.add_result(
+                call_id=None,
+                text=self._text(item.get("content"), f"{location}.content", placeholders=True),
+                tool_name=optional_str(item, "name"),
+            )
+        # system and developer messages configure the agent; they are not steps of its run.
+
+    def _read_assistant(self, message: dict[str, Any], location: str, turn: Turn) -> None:
+        """Read a Chat Completions assistant message as one whole turn."""
+        reasoning = message.get("reasoning_content")  # OpenAI-compatible reasoning servers
+        if isinstance(reasoning, str):
+            turn.reasoning.append(reasoning)
+        text = self._text(message.get("content"), f"{location}.content")
+        refusal = optional_str(message, "refusal")
+        turn.texts.extend(t for t in (text, refusal) if t)
+        tool_calls = message.get("tool_calls")
+        if tool_calls is not None:
+            calls_at = f"{location}.tool_calls"
+            calls = require_list(tool_calls, source=self.source, location=calls_at, what="calls")
+            for index, call in enumerate(calls):
+                turn.calls.append(self._chat_tool_call(call, f"{calls_at}[{index}]"))
+        function_call = message.get("function_call")
+        if function_call is not None:
+            call_at = f"{location}.function_call"
+            call = require_dict(function_call, source=self.source, location=call_at, what="a call")
+            name = require_str(call, "name", source=self.source, location=call_at)
+            turn.calls.append(
+                (tool_call_step(name, parse_arguments(call.get("arguments"))), None, True)
+            )
+        self.turn = turn
+        self._close_turn()
+
+    def _chat_tool_call(self, call: Any, location: str) -> tuple[TraceStep, str | None, bool]:
+        call = require_dict(call, source=self.source, location=location, what="a tool call")
+        call_id = optional_str(call, "id")
+        if call.get("type") == "custom":
+            custom_at = f"{location}.custom"
+            custom = require_dict(
+                call.get("custom"), source=self.source, location=custom_at, what="a custom call"
+            )
+            name = require_str(custom, "name", source=self.source, location=custom_at)
+            return tool_call_step(name, _free_text(custom.get("input"))), call_id, True
+        function_at = f"{location}.function"
+        function = require_dict(
+            call.get("function"), source=self.source, location=function_at, what="a function"
+        )
+        name = require_str(function, "name", source=self.source, location=function_at)
+        return tool_call_step(name, parse_arguments(function.get("arguments"))), call_id, True
+
+    def _read_function_call(self, item: dict[str, Any], location: str) -> None:
+        name = require_str(item, "name", source=self.source, location=location)
+        step = tool_call_step(name, parse_arguments(item.get("arguments")))
+        self._open_turn().calls.append((step, optional_str(item, "call_id"), True))
+
+    def _read_custom_call(self, item: dict[str, Any], location: str) -> None:
+        name = require_str(item, "name", source=self.source, location=location)
+        step = tool_call_step(name, _free_text(item.get("input")))
+        self._open_turn().calls.append((step, optional_str(item, "call_id"), True))
+
+    def _read_mcp_call(self, item: dict[str, Any], location: str) -> None:
+        # An MCP call runs on OpenAI's side: its output (or error) arrives in the same item.
+        name = require_str(item, "name", source=self.source, location=location)
+        output = item.get("output")
+        step = tool_call_step(
+            name,
+            parse_arguments(item.get("arguments")),
+            tool_result=output if isinstance(output, str) else None,
+            error=optional_str(item, "error"),
+        )
+        self._open_turn().calls.append((step, optional_str(item, "id"), False))
+
+    def _read_builtin_call(self, item: dict[str, Any], location: str) -> None:
+        """Read a built-in tool call (``web_search_call``, ``computer_call`` ...)."""
+        kind = str(item["type"])
+        action = item.get("action")
+        # The SDK dumps unset action fields as null; they are not arguments the model chose.
+        arguments = Arguments(
+            {k: v for k, v in action.items() if v is not None} if isinstance(action, dict) else {}
+        )
+        status = optional_str(item, "status")
+        error = f"status {status}" if status in ("failed", "incomplete") else None
+        step = tool_call_step(kind.removesuffix("_call"), arguments, error=error)
+        call_id = optional_str(item, "call_id")
+        # Only calls with a call_id get a later *_call_output; the others ran server-side.
+        self._open_turn().calls.append((step, call_id, call_id is not None))
+
+    def _read_call_output(self, item: dict[str, Any], location: str) -> None:
+        self._close_turn()
+        self.steps.add_result(
+            call_id=optional_str(item, "call_id"),
+            text=self._text(item.get("output"), f"{location}.output", placeholders=True),
+        )
+
+    def _read_reasoning(self, item: dict[str, Any], location: str) -> None:
+        turn = self._open_turn()
+        for key in ("summary", "content"):
+            parts = item.get(key)
+            if parts is None:
+                continue
+            parts = require_list(
+                parts, source=self.source, location=f"{location}.{key}", what="reasoning parts"
+            )
+            for index, part in enumerate(parts):
+                part = require_dict(
+                    part, source=self.source, location=f"{location}.{key}[{index}]", what="a part"
+                )
+                text = part.get("text")
+                if isinstance(text, str):
+                    turn.reasoning.append(text)
+
+    # --- turns -------------------------------------------------------------------------------
+
+    def _open_turn(self) -> Turn:
+        if self.turn is None:
+            self.turn = Turn(provider=PROVIDER)
+        return self.turn
+
+    def _close_turn(self) -> None:
+        if self.turn is not None:
+            self.steps.add_turn(self.turn)
+            self.turn = None
+
+    def _text(self, content: Any, location: str, *, placeholders: bool = False) -> str:
+        return content_text(
+            content, source=self.source, location=location, placeholders=placeholders
+        )
+
+
+_ITEM_HANDLERS = {
+    "function_call": _Reader._read_function_call,
+    "custom_tool_call": _Reader._read_custom_call,
+    "mcp_call": _Reader._read_mcp_call,
+    "reasoning": _Reader._read_reasoning,
+    "function_call_output": _Reader._read_call_output,
+    "custom_tool_call_output": _Reader._read_call_output,
+}
+"""Responses item type -> how it is read; other ``*_call`` / ``*_call_output`` are generic."""
+
+
+def _free_text(value: Any) -> Arguments:
+    """Return the input of a custom tool: free text by design, so not an argument error."""
+    return Arguments(None, value if isinstance(value, str) else "")
+
+
+def _is_number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _chat_tokens(usage: Any) -> dict[str, int] | None:
+    if not isinstance(usage, dict):
+        return None
+    prompt = usage.get("prompt_tokens_details")
+    completion = usage.get("completion_tokens_details")
+    prompt = prompt if isinstance(prompt, dict) else {}
+    completion = completion if isinstance(completion, dict) else {}
+    return token_counts([
+        ("input", usage.get("prompt_tokens")),
+        ("output", usage.get("completion_tokens")),
+        ("cache_read", prompt.get("cached_tokens")),
+        ("cache_write", prompt.get("cache_write_tokens")),
+        ("reasoning", completion.get("reasoning_tokens")),
+    ])
+
+
+def _responses_tokens(usage: Any) -> dict[str, int] | None:
+    if not isinstance(usage, dict):
+        return None
+    inputs = usage.get("input_tokens_details")
+    outputs = usage.get("output_tokens_details")
+    inputs = inputs if isinstance(inputs, dict) else {}
+    outputs = outputs if isinstance(outputs, dict) else {}
+    return token_counts([
+        ("input", usage.get("input_tokens")),
+        ("output", usage.get("output_tokens")),
+        ("cache_read", inputs.get("cached_tokens")),
+        ("cache_write", inputs.get("cache_write_tokens")),
+        ("reasoning", outputs.get("reasoning_tokens")),
+    ])
+
+
+def _response_finish_reason(document: dict[str, Any], turn: Turn) -> str | None:
+    """Return a Chat-Completions-style finish reason for a whole Response.
+
+    The Responses API has a status, not a finish reason: ``completed`` maps to ``tool_calls``
+    when the turn left a tool call for the client to run and to ``stop`` otherwise; an
+    incomplete response maps to its reason.
+    """
+    status = document.get("status")
+    if status == "incomplete":
+        details = document.get("incomplete_details")
+        reason = details.get("reason") if isinstance(details, dict) else None
+        return reason if isinstance(reason, str) else "incomplete"
+    if status in ("failed", "cancelled", "in_progress", "queued"):
+        return str(status)
+    # Built-in tools (web search ...) ran inside the response; only client calls end the turn.
+    return "tool_calls" if any(awaits for _, _, awaits in turn.calls) else "stop"
