@@ -1,0 +1,362 @@
+"""The GitHub Action (action.yml) and the dogfood workflow, checked offline.
+
+Schemas: both files validate against the GitHub Actions / Workflows JSON Schemas shipped with
+check-jsonschema. Behaviour: :class:`LocalRunner` plays the part of GitHub's runner for a
+composite action. It resolves the ``${{ inputs.* }}`` expressions of each step's ``env:``
+(the only place action.yml uses them), runs every ``run:`` script with
+``bash --noprofile --norc -eo pipefail`` (what ``shell: bash`` means on GitHub), gives each step
+its own ``$GITHUB_OUTPUT`` file and the job one ``$GITHUB_STEP_SUMMARY``, and stops at the first
+failing step. The ``uses: actions/setup-python`` step is the only one skipped: a session venv
+stands in for it, and the action's real install step installs OpenEval into that venv from this
+checkout, offline, through pip's own environment settings (no index, no dependencies, no build
+isolation; the dependencies come from the test venv through a ``.pth`` file).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from openeval.ci.github_action import OUTPUT_NAMES, ActionInputs, format_outputs
+from openeval.jsonio import read_json_file
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = ROOT / "action.yml"
+WORKFLOW = ROOT / ".github" / "workflows" / "openeval.yml"
+SUITES = ROOT / "tests" / "data" / "report" / "suites"
+
+
+def load_yaml(path: Path) -> Any:
+    return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+
+
+def all_steps(doc: Any) -> list[dict[str, Any]]:
+    """Return the steps of an action (``runs.steps``) or of every job of a workflow."""
+    if "runs" in doc:
+        return list(doc["runs"]["steps"])
+    return [step for job in doc["jobs"].values() for step in job["steps"]]
+
+
+# --- static checks ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "schema"),
+    [(ACTION, "vendor.github-actions"), (WORKFLOW, "vendor.github-workflows")],
+    ids=["action", "workflow"],
+)
+def test_file_validates_against_the_github_schema(path: Path, schema: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, str(path)],
+        capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("path", [ACTION, WORKFLOW], ids=["action", "workflow"])
+def test_no_expression_inside_a_run_script(path: Path) -> None:
+    scripts = [step["run"] for step in all_steps(load_yaml(path)) if "run" in step]
+    assert scripts, "no run: step found"
+    for script in scripts:
+        assert "${{" not in script, script
+
+
+def test_every_input_reaches_a_step_and_every_output_is_wired() -> None:
+    doc = load_yaml(ACTION)
+    used: set[str] = set()
+    for step in doc["runs"]["steps"]:
+        for value in [*step.get("env", {}).values(), *step.get("with", {}).values()]:
+            used.update(re.findall(r"\$\{\{\s*inputs\.([\w-]+)\s*\}\}", str(value)))
+    assert used == set(doc["inputs"])
+    assert doc["inputs"]["suite"]["required"] is True
+    assert tuple(doc["outputs"]) == OUTPUT_NAMES
+    for name, spec in doc["outputs"].items():
+        assert spec["value"] == f"${{{{ steps.evaluate.outputs.{name} }}}}"
+
+
+def test_workflow_checks_out_then_uses_the_local_action() -> None:
+    steps = all_steps(load_yaml(WORKFLOW))
+    assert steps[0]["uses"].startswith("actions/checkout@")
+    local = [step for step in steps if step.get("uses") == "./"]
+    assert local and all(Path(ROOT, step["with"]["suite"]).is_dir() or
+                         step["with"]["suite"].startswith("examples") for step in local)
+
+
+# --- the run step's pieces ---------------------------------------------------------------
+
+
+def parse_output_file(text: str) -> dict[str, str]:
+    """Read a ``$GITHUB_OUTPUT`` file: ``name=value`` and ``name<<DELIM`` ... ``DELIM``."""
+    found: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            body: list[str] = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                body.append(inner)
+            found[name] = "\n".join(body)
+        else:
+            name, _, value = line.partition("=")
+            found[name] = value
+    return found
+
+
+@pytest.mark.parametrize(
+    "outputs",
+    [
+        {"pass-rate": "0.75", "cases": "4", "results": "openeval-results"},
+        {"results": "odd\nname=evil\nsecond"},
+        {"pass-rate": "", "results": "a=b"},
+    ],
+)
+def test_output_file_syntax_round_trips(outputs: dict[str, str]) -> None:
+    assert parse_output_file(format_outputs(outputs)) == outputs
+
+
+@pytest.mark.parametrize(
+    ("args", "argv_tail"),
+    [
+        ("", []),
+        ("--junit 'my results/j.xml' --quiet", ["--junit", "my results/j.xml", "--quiet"]),
+        ('--format "$(touch x)"', ["--format", "$(touch x)"]),
+        ("--agent-spec pkg.mod:agent  ", ["--agent-spec", "pkg.mod:agent"]),
+    ],
+)
+def test_args_are_split_by_shlex_without_expansion(args: str, argv_tail: list[str]) -> None:
+    inputs = ActionInputs(suite="s", output="o", args=args)
+    assert inputs.run_argv() == ["run", "--suite", "s", "--output", "o", *argv_tail]
+
+
+# --- the action, run as GitHub's runner would ---------------------------------------------
+
+_INPUT_EXPR = re.compile(r"^\$\{\{\s*inputs\.([\w-]+)\s*\}\}$")
+_STEP_OUTPUT_EXPR = re.compile(r"^\$\{\{\s*steps\.([\w-]+)\.outputs\.([\w-]+)\s*\}\}$")
+
+
+@dataclass
+class ActionRun:
+    code: int
+    outputs: dict[str, str]
+    summary: str
+    stdout: str
+    stderr: str
+
+
+class LocalRunner:
+    """Runs action.yml's steps the way GitHub's runner does, in ``workspace``."""
+
+    def __init__(self, python_bin: Path, workspace: Path) -> None:
+        self.action = load_yaml(ACTION)
+        self.python_bin = python_bin
+        self.workspace = workspace
+
+    def _env(self, inputs: dict[str, str], step: dict[str, Any], out: Path, summary: Path
+             ) -> dict[str, str]:
+        declared = self.action["inputs"]
+        unknown = set(inputs) - set(declared)
+        assert not unknown, f"not an input of action.yml: {unknown}"
+        env = {
+            "PATH": f"{self.python_bin}{os.pathsep}{os.environ['PATH']}",
+            "HOME": os.environ.get("HOME", str(self.workspace)),
+            "LANG": "C.UTF-8",
+            "GITHUB_ACTION_PATH": str(ROOT),
+            "GITHUB_WORKSPACE": str(self.workspace),
+            "GITHUB_OUTPUT": str(out),
+            "GITHUB_STEP_SUMMARY": str(summary),
+            # An offline install: everything the package needs is already importable.
+            "PIP_NO_INDEX": "1",
+            "PIP_NO_DEPS": "1",
+            "PIP_NO_BUILD_ISOLATION": "0",
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        }
+        for key, raw in step.get("env", {}).items():
+            match = _INPUT_EXPR.match(str(raw))
+            assert match, f"env {key} is not a plain input expression: {raw!r}"
+            name = match.group(1)
+            env[key] = inputs.get(name, str(declared[name].get("default", "")))
+        return env
+
+    def run(self, inputs: dict[str, str], *, steps: str = "evaluate") -> ActionRun:
+        """Run the install step (``steps="install"``) or the steps after it."""
+        summary = self.workspace / "step_summary.md"
+        summary.touch()
+        outputs_by_step: dict[str, dict[str, str]] = {}
+        stdout = stderr = ""
+        code = 0
+        run_steps = [s for s in self.action["runs"]["steps"] if "run" in s]
+        assert [s["name"] for s in run_steps] == ["Install OpenEval", "Evaluate"]
+        for index, step in enumerate(self.action["runs"]["steps"]):
+            if "uses" in step:
+                assert step["uses"].startswith("actions/setup-python@")
+                continue
+            if (step["name"] == "Install OpenEval") != (steps == "install"):
+                continue
+            out = self.workspace / f"github_output_{index}"
+            out.write_text("", encoding="utf-8")
+            script = self.workspace / f"step_{index}.sh"
+            script.write_text(step["run"], encoding="utf-8")
+            assert step["shell"] == "bash"
+            done = subprocess.run(
+                ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+                cwd=self.workspace, env=self._env(inputs, step, out, summary),
+                capture_output=True, text=True, check=False,
+            )
+            stdout += done.stdout
+            stderr += done.stderr
+            outputs_by_step[step.get("id", str(index))] = parse_output_file(
+                out.read_text(encoding="utf-8"))
+            code = done.returncode
+            if code != 0:
+                break
+        outputs: dict[str, str] = {}
+        for name, spec in self.action["outputs"].items():
+            match = _STEP_OUTPUT_EXPR.match(spec["value"])
+            assert match
+            outputs[name] = outputs_by_step.get(match.group(1), {}).get(match.group(2), "")
+        return ActionRun(code, outputs, summary.read_text(encoding="utf-8"), stdout, stderr)
+
+
+@pytest.fixture(scope="session")
+def action_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv (setup-python's stand-in) with OpenEval put in by the action's install step."""
+    home = tmp_path_factory.mktemp("action-venv")
+    venv.create(home / "venv", with_pip=False)
+    bin_dir = home / "venv" / ("Scripts" if os.name == "nt" else "bin")
+    site = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    ours = sysconfig.get_path("purelib")
+    # Plain path lines only: the test venv's editable OpenEval (a .pth of its own) stays out.
+    Path(site, "zz_test_deps.pth").write_text(ours + "\n", encoding="utf-8")
+    workspace = home / "workspace"
+    workspace.mkdir()
+    done = LocalRunner(bin_dir, workspace).run({"suite": "unused"}, steps="install")
+    assert done.code == 0, done.stdout + done.stderr
+    where = subprocess.run(
+        [str(bin_dir / "python"), "-I", "-c", "import openeval; print(openeval.__file__)"],
+        capture_output=True, text=True, check=True, cwd=workspace,
+    ).stdout.strip()
+    assert Path(where).is_relative_to(Path(site)), where
+    return bin_dir
+
+
+@pytest.fixture
+def runner(action_python: Path, tmp_path: Path) -> LocalRunner:
+    return LocalRunner(action_python, tmp_path)
+
+
+def cli_report(workspace: Path, results: str, fmt: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "openeval", "report", "--input", results, "--format", fmt],
+        cwd=workspace, capture_output=True, text=True, check=True,
+    )
+    return done.stdout
+
+
+@pytest.mark.parametrize(
+    ("suite", "inputs", "code", "counts", "severity"),
+    [
+        ("gate_pass", {}, 0, ("2", "0", "0"), None),
+        ("gate_fail", {}, 1, ("2", "1", "0"), "error"),
+        ("gate_fail", {"fail-under": "0.5"}, 0, ("2", "1", "0"), "warning"),
+        ("gate_fail", {"fail-under": "0.95"}, 1, ("2", "1", "0"), "error"),
+        ("gate_pass", {"output": "my results", "args": "--quiet"}, 0, ("2", "0", "0"), None),
+    ],
+    ids=["pass", "fail", "fail-under-passes", "fail-under-fails", "output-with-space"],
+)
+def test_action_gates_and_reports(
+    runner: LocalRunner,
+    suite: str,
+    inputs: dict[str, str],
+    code: int,
+    counts: tuple[str, str, str],
+    severity: str | None,
+) -> None:
+    shutil.copytree(SUITES / suite, runner.workspace / "evals")
+    done = runner.run({"suite": "evals", **inputs})
+    assert done.code == code, done.stderr
+    results = inputs.get("output", "openeval-results")
+    summary = read_json_file(runner.workspace / results / "summary.json")
+    rate = summary["pass_rate"]
+    assert done.outputs == {
+        "pass-rate": repr(rate), "cases": counts[0], "failed": counts[1],
+        "errored": counts[2], "results": results,
+    }
+    # The job summary is the Markdown report, the log carries the annotations.
+    assert done.summary == cli_report(runner.workspace, results, "markdown")
+    annotations = cli_report(runner.workspace, results, "github")
+    assert annotations in done.stdout
+    case_lines = [line for line in annotations.splitlines() if " file=" in line]
+    if severity is None:
+        assert case_lines == []
+    else:
+        (line,) = case_lines
+        head = f"::{severity} file=evals/booking/testcase.json,title=OpenEval%3A booking failed::"
+        assert line.startswith(head)
+
+
+@pytest.mark.parametrize(
+    "folder",
+    ["suite $(touch pwned)", "it's \"quoted\" `touch pwned` ; touch pwned", "$HOME & x"],
+)
+def test_suite_path_is_passed_through_literally(runner: LocalRunner, folder: str) -> None:
+    shutil.copytree(SUITES / "gate_pass", runner.workspace / folder)
+    done = runner.run({"suite": folder})
+    assert done.code == 0, done.stdout + done.stderr
+    assert done.outputs["cases"] == "2"
+    assert not (runner.workspace / "pwned").exists()
+    assert not (ROOT / "pwned").exists()
+    summary = read_json_file(runner.workspace / "openeval-results" / "summary.json")
+    assert summary["metadata"]["suite"] == folder
+    assert "::notice title=OpenEval::pass rate 100.0%25" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        ({"suite": "evals", "args": "--format '$(touch pwned)'"}, ""),
+        ({"suite": "evals", "args": "--junit 'unclosed"}, "bad action input"),
+        ({"suite": "no-such-folder"}, ""),
+        ({"suite": "evals", "fail-under": "$(touch pwned)"}, ""),
+    ],
+    ids=["args-substitution", "args-bad-quotes", "missing-suite", "fail-under-substitution"],
+)
+def test_bad_input_stops_with_usage_code_and_runs_nothing(
+    runner: LocalRunner, inputs: dict[str, str], message: str
+) -> None:
+    shutil.copytree(SUITES / "gate_pass", runner.workspace / "evals")
+    done = runner.run(inputs)
+    assert done.code == 2, done.stdout + done.stderr
+    if message:
+        assert message in done.stdout
+    else:
+        assert "`openeval run` stopped with exit code 2" in done.summary
+    assert not (runner.workspace / "pwned").exists()
+    assert done.outputs["pass-rate"] == ""
+    assert done.outputs["results"] == "openeval-results"
+    assert not (runner.workspace / "openeval-results" / "summary.json").exists()
+
+
+@pytest.mark.parametrize("extras", ["all] @ file:///etc", "all\nfixtura", "$(touch pwned)"])
+def test_install_step_refuses_odd_extras(action_python: Path, tmp_path: Path, extras: str
+                                         ) -> None:
+    done = LocalRunner(action_python, tmp_path).run({"suite": "x", "extras": extras},
+                                                    steps="install")
+    assert done.code == 2
+    assert "::error title=OpenEval::the extras input" in done.stdout
+    assert not (tmp_path / "pwned").exists()
