@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from openeval.errors import TestCaseError
 from openeval.models import EvalTestCase
@@ -15,13 +14,12 @@ DETAILS_LIMIT = 300
 """Longest details line a metric writes; longer lists end in ``+N more``."""
 
 
-@dataclass(frozen=True)
-class ExpectedCall:
+class ExpectedCall(NamedTuple):
     """One entry of ``expected_tool_calls``, checked: a tool name and its (maybe empty) args."""
 
     tool: str
     args: Mapping[str, Any]
-    index: int
+    position: int
     """Position in ``expected_tool_calls``, for messages."""
 
 
@@ -34,7 +32,8 @@ def expected_calls(test_case: EvalTestCase) -> list[ExpectedCall]:
     calls: list[ExpectedCall] = []
     for index, entry in enumerate(test_case.expected_tool_calls):
         where = f"expected_tool_calls[{index}]"
-        if not isinstance(entry, Mapping):
+        # type() first: the Mapping ABC check is slow, and nearly every entry is a dict.
+        if type(entry) is not dict and not isinstance(entry, Mapping):
             raise TestCaseError("expected an object {\"tool\": ..., \"args\": {...}}",
                                 location=where)
         tool = entry.get("tool")
@@ -43,9 +42,9 @@ def expected_calls(test_case: EvalTestCase) -> list[ExpectedCall]:
         args = entry.get("args")
         if args is None:
             args = {}
-        elif not isinstance(args, Mapping):
+        elif type(args) is not dict and not isinstance(args, Mapping):
             raise TestCaseError("expected a JSON object of arguments", location=f"{where}.args")
-        calls.append(ExpectedCall(tool=tool, args=args, index=index))
+        calls.append(ExpectedCall(tool, args, index))
     return calls
 
 

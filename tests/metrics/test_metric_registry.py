@@ -1,0 +1,89 @@
+"""The registry holds the nine CONTRACT metrics, in table order, each with its contract."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import openeval.metrics as metrics_pkg
+from openeval.errors import OpenEvalError, TestCaseError
+from openeval.metrics import Metric, all_metrics, get_metric, metric_names
+from openeval.models import AgentTrace, EvalTestCase, MetricResult
+
+# The CONTRACT §2 table: class name -> metric name, in registry order.
+CONTRACT_TABLE = [
+    ("ToolSelectionAccuracy", "tool_selection_accuracy"),
+    ("ArgumentCorrectness", "argument_correctness"),
+    ("StepEfficiency", "step_efficiency"),
+    ("GoalCompletionRate", "goal_completion_rate"),
+    ("DenialRecoveryRate", "denial_recovery_rate"),
+    ("DivergenceScore", "divergence_score"),
+    ("FixtureFreshness", "fixture_freshness"),
+    ("OutputContains", "output_contains"),
+    ("StepBudget", "step_budget"),
+]
+DEFAULT_LINES = {
+    "tool_selection_accuracy": 1.0, "argument_correctness": 1.0, "step_efficiency": 0.5,
+    "goal_completion_rate": 1.0, "denial_recovery_rate": 1.0, "divergence_score": 1.0,
+    "fixture_freshness": None, "output_contains": 1.0, "step_budget": 1.0,
+}
+SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+
+
+def test_registry_order_is_the_contract_table() -> None:
+    assert metric_names()[: len(CONTRACT_TABLE)] == [name for _, name in CONTRACT_TABLE]
+
+
+@pytest.mark.parametrize(("class_name", "name"), CONTRACT_TABLE)
+def test_metric_class_is_exported_and_named(class_name: str, name: str) -> None:
+    cls = getattr(metrics_pkg, class_name)
+    assert issubclass(cls, Metric)
+    assert cls.name == name
+    assert isinstance(get_metric(name), cls)
+
+
+@pytest.mark.parametrize("metric", all_metrics(), ids=lambda m: m.name)
+def test_every_metric_states_its_contract(metric: Metric) -> None:
+    doc = type(metric).__doc__ or ""
+    assert SNAKE.match(metric.name)
+    assert metric.default_threshold == DEFAULT_LINES[metric.name]
+    # The docstring says when the metric passes, fails, and is (or is never) not applicable.
+    for word in ("Passes", "Fails", "pplicable"):
+        assert word in doc, f"{metric.name} docstring lacks {word!r}"
+
+
+@pytest.mark.parametrize("metric", all_metrics(), ids=lambda m: m.name)
+def test_every_metric_scores_an_empty_trace(metric: Metric) -> None:
+    result = metric.score(AgentTrace(task_id="t"), EvalTestCase(task_id="t"))
+    assert isinstance(result, MetricResult)
+    assert result.metric_name == metric.name
+    assert 0.0 <= result.score <= 1.0
+    assert result.details and "\n" not in result.details
+    # With nothing to judge, only the two never-n.a. metrics give a verdict.
+    never_na = {"denial_recovery_rate", "divergence_score"}
+    assert (result.passed is None) == (metric.name not in never_na)
+
+
+def test_unknown_metric_lists_the_valid_names() -> None:
+    with pytest.raises(OpenEvalError, match="tool_selection_accuracy"):
+        get_metric("tool_selection")
+
+
+@pytest.mark.parametrize(
+    ("calls", "where"),
+    [
+        (["search"], "expected_tool_calls[0]"),
+        ([{"tool": "search"}, {"args": {}}], "expected_tool_calls[1].tool"),
+        ([{"tool": ""}], "expected_tool_calls[0].tool"),
+        ([{"tool": "search", "args": ["q"]}], "expected_tool_calls[0].args"),
+    ],
+)
+@pytest.mark.parametrize("name", ["tool_selection_accuracy", "argument_correctness"])
+def test_malformed_expected_call_is_a_test_case_error(
+    name: str, calls: list[object], where: str
+) -> None:
+    test_case = EvalTestCase(task_id="t", expected_tool_calls=calls)  # type: ignore[arg-type]
+    with pytest.raises(TestCaseError) as caught:
+        get_metric(name).score(AgentTrace(task_id="t"), test_case)
+    assert caught.value.location == where
