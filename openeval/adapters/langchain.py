@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,9 @@ def _dump_runs(run: Any) -> Any:
     if isinstance(run, (list, tuple)):
         return [_dump_runs(item) for item in run]
     if isinstance(run, dict):
+        children = run.get("child_runs")
+        if isinstance(children, (list, tuple)) and children:
+            return {**run, "child_runs": [_dump_runs(child) for child in children]}
         return run
     dumped = _model_dump(run)
     if not isinstance(dumped, dict):
@@ -209,12 +213,13 @@ class _Run:
     children: list[_Run] = field(default_factory=list)
     parent: _Run | None = None
 
+    @cached_property
     def sort_key(self) -> tuple[str, ...]:
         """Return the run's dotted order as segments, made up from start times if absent."""
         if self.dotted is not None:
             return self.dotted
         own = f"{_segment_time(self.start)}{self.index:012d}"
-        return (*self.parent.sort_key(), own) if self.parent is not None else (own,)
+        return (*self.parent.sort_key, own) if self.parent is not None else (own,)
 
     def under_tool(self) -> bool:
         """True when an ancestor is a tool run (its inner runs are the tool's business)."""
@@ -243,11 +248,15 @@ def _collect(payload: Any, error: _Errors, prefix: str) -> list[_Run]:
     else:
         roots = [(payload, prefix)]
     runs: list[_Run] = []
+    seen: set[str] = set()
     # An explicit stack: run trees can nest deeper than Python's recursion limit.
     stack: list[tuple[Any, str, _Run | None]] = [(v, w, None) for v, w in reversed(roots)]
     while stack:
         value, where, parent = stack.pop()
         run = _check_run(value, where, len(runs), error)
+        if run.run_id in seen:
+            continue  # an export may list a run both nested and flat; the first one counts
+        seen.add(run.run_id)
         if parent is not None:
             run.parent = parent
             parent.children.append(run)
@@ -457,7 +466,7 @@ def _build(
 ) -> AgentTrace:
     error = _Errors(source)
     runs = _collect(payload, error, prefix)
-    ordered = sorted(runs, key=lambda r: (r.sort_key(), r.index))
+    ordered = sorted(runs, key=lambda r: (r.sort_key, r.index))
     root = _root(runs)
     builder = _StepBuilder(error)
     for run in ordered:
@@ -470,7 +479,7 @@ def _build(
     steps = builder.steps
     for number, step in enumerate(steps, start=1):
         step.step_id = number
-    final_output = builder.last_model_text or _root_output(root) or ""
+    final_output = _root_answer(root) or builder.last_model_text or _root_json(root)
     metadata: dict[str, Any] = {"run_id": root.run_id, "run_name": root.name}
     run_metadata = _run_metadata(root)
     task_id = run_metadata.get("task_id")
@@ -780,8 +789,22 @@ def _root_input(root: _Run) -> str:
     return _as_text(root.raw.get("inputs"), want="human")
 
 
-def _root_output(root: _Run) -> str:
-    return _as_text(root.raw.get("outputs"), want="ai")
+def _root_answer(root: _Run) -> str:
+    """Return the text the root run answered with; empty when it holds no text.
+
+    A model root is left to the model step (its raw output is an LLMResult, not an answer).
+    """
+    if root.run_type in _MODEL_RUNS or root.run_type == "tool":
+        return ""
+    return _find_text(root.raw.get("outputs"), want="ai", depth=0) or ""
+
+
+def _root_json(root: _Run) -> str:
+    """Return a root chain's structured output as compact JSON, the answer of last resort."""
+    outputs = root.raw.get("outputs")
+    if root.run_type in _MODEL_RUNS or outputs is None or outputs in ({}, []):
+        return ""
+    return _as_text(outputs, want="ai")
 
 
 def _as_text(value: Any, *, want: str) -> str:
@@ -808,7 +831,11 @@ def _find_text(value: Any, *, want: str, depth: int) -> str | None:
         for item in _reversed(messages):
             found = _message(item)
             if found is not None and found.get("type") == want:
-                return _text(found.get("content"))
+                # An AI message that still asks for tools is no answer: the run was cut short.
+                return "" if found.get("tool_calls") else _text(found.get("content"))
+    prompts = value.get("prompts")
+    if isinstance(prompts, list) and prompts and isinstance(prompts[-1], str):
+        return str(prompts[-1])
     for key in ("input", "output", "question", "query", "answer", "text", "content"):
         if key in value:
             nested = _find_text(value[key], want=want, depth=depth + 1)

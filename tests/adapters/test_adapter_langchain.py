@@ -568,3 +568,38 @@ def test_example_case_passes_every_metric() -> None:
     failed = [r for r in results if r.passed is False]
     assert failed == []
     assert sum(r.passed is True for r in results) >= 5
+
+
+# ---------------------------------------------------------------------------------------------
+# Other shapes: a bare model run, runs listed twice, run objects inside a dict
+
+
+def test_a_bare_model_run_is_one_model_step() -> None:
+    model = ScriptedChatModel(
+        responses=[_ai("", [("c1", "get_weather", {"city": "Oslo"})], finish="tool_calls")]
+    )
+    with collect_runs() as collector:
+        model.invoke("Weather in Oslo?")
+    trace = from_langchain_run(collector.traced_runs[0], "oslo")
+    assert _brief(trace) == [
+        ("thought", None, None, None, None),
+        ("tool_call", "get_weather", {"city": "Oslo"}, None, None),
+    ]
+    assert trace.input == "Human: Weather in Oslo?"
+    assert trace.final_output == ""  # the model asked for a tool: no answer yet
+
+
+def test_a_run_listed_nested_and_flat_counts_once() -> None:
+    tree = read_json_file(DATA / "loop_weather.json")
+    flat_children = [dict(child) for child in tree["child_runs"]]
+    trace = from_langchain_run([tree, *flat_children])
+    assert trace.steps == _golden("loop_weather").steps
+
+
+def test_run_objects_nested_in_a_dict_keep_their_children() -> None:
+    root = produce_loop_weather()
+    document = run_tree_document({**root.model_dump(), "child_runs": root.child_runs})
+    assert len(document["child_runs"]) == len(root.child_runs)
+    assert _scrub(from_langchain_run(document).to_dict()) == _scrub(
+        read_json_file(DATA / "loop_weather.expected.json")
+    )
