@@ -8,6 +8,7 @@ imported only when a trace is read, so ``openeval --help`` never pays for them.
 
 from __future__ import annotations
 
+from functools import cache
 from importlib import import_module
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -20,6 +21,7 @@ from openeval.models import AgentTrace
 # Intended order once every adapter has landed: fixtura, otel, langchain, openai, anthropic,
 # native. Each adapter module adds its own line here when it exists.
 _BUILTIN: dict[str, str] = {
+    "fixtura": "openeval.adapters.fixtura",
     "otel": "openeval.adapters.otel",
     "langchain": "openeval.adapters.langchain",
     "openai": "openeval.adapters.openai",
@@ -38,6 +40,7 @@ def register_adapter(adapter: TraceAdapter) -> TraceAdapter:
     return adapter
 
 
+@cache  # scanning installed distributions costs ~10 ms; a suite asks once per trace
 def _entry_point_adapters() -> dict[str, str]:
     return {ep.name: ep.value for ep in entry_points(group="openeval.adapters")}
 

@@ -1,0 +1,492 @@
+"""Fixtura ``.trace`` files: zstd frames (or plain lines) of JSON events, read as Fixtura writes.
+
+Fixtura's ``ExecutionRecorder`` appends one zstd frame per event, each frame one JSON line:
+an optional ``trace_header`` first (``schema_version``, ``fingerprint``, and for a branch
+``parent_trace_id`` + ``divergence_step_id``), then ``llm_call`` and ``tool_call`` events.
+The mapping to steps, and every judgement call, is in proposals/0010-fixtura-adapter.md.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from openeval.adapters.base import HEAD_BYTES, LoadOptions, TraceSource
+from openeval.adapters.fixtura_drift import VERDICT_KEY, compute_verdict, recorded_verdict
+from openeval.errors import OpenEvalError, TraceFormatError
+from openeval.jsonio import dump_json_compact
+from openeval.models import AgentTrace, TraceStep
+
+EventType = Literal["trace_header", "llm_call", "tool_call"]
+EVENT_TYPES: tuple[str, ...] = get_args(EventType)
+PermissionDecision = Literal["allowed", "denied", "validation_error"]
+PERMISSION_DECISIONS: tuple[str, ...] = get_args(PermissionDecision)
+
+_MAX_LINEAGE = 64
+"""Deepest chain of branch-of-branch traces followed before giving up (a guard, not a need)."""
+_MILLISECONDS_FROM = 1e11
+"""Timestamps above this are epoch milliseconds (Fixtura's live branching writes those); as
+seconds they would lie past the year 5000."""
+_TRACE_SUFFIXES = {".trace", ".jsonl", ".json", ".zst", ".zstd", ".ndjson"}
+
+
+@dataclass(frozen=True)
+class _Event:
+    """One event with where it came from, so every error can name its file and line."""
+
+    data: dict[str, Any]
+    path: Path
+    line: int
+    step_id: str
+    divergent: bool
+
+    def fail(self, message: str, key: str | None = None) -> TraceFormatError:
+        where = f"line {self.line}" + (f" ({self.data.get('event_type')}.{key})" if key else "")
+        return TraceFormatError(message, source=self.path, location=where)
+
+
+@dataclass
+class _Recording:
+    """A trace file's events, its parents' prefix included, in execution order."""
+
+    header: dict[str, Any] | None
+    events: list[_Event] = field(default_factory=list)
+    lineage: list[str] = field(default_factory=list)
+    """Trace ids of the ancestors, oldest first; empty for a trace that is not a branch."""
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def _read(source: TraceSource, chain: tuple[Path, ...] = ()) -> _Recording:
+    """Return the events of ``source``, with its parent's prefix when it is a branch."""
+    header: dict[str, Any] | None = None
+    header_line = 0
+    own: list[_Event] = []
+    first_line: dict[str, int] = {}
+    for line_no, value in source.json_lines():
+        if not isinstance(value, dict):
+            raise TraceFormatError(
+                f"expected a JSON object (a fixtura event), got {_kind(value)}",
+                source=source.path,
+                location=f"line {line_no}",
+            )
+        event_type = value.get("event_type")
+        if event_type not in EVENT_TYPES:
+            raise TraceFormatError(
+                f"unknown event_type {event_type!r}; expected one of: {', '.join(EVENT_TYPES)}",
+                source=source.path,
+                location=f"line {line_no}",
+            )
+        if event_type == "trace_header":
+            if own or header is not None:
+                # Fixtura reads a header only as the first event; a later one describes nothing.
+                raise TraceFormatError(
+                    "trace_header after the first event; expected it only as the first line",
+                    source=source.path,
+                    location=f"line {line_no}",
+                )
+            header, header_line = value, line_no
+            continue
+        raw_id = value.get("step_id")
+        if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+            raise TraceFormatError(
+                f"step_id is {_kind(raw_id)}; expected a string such as 'step-000001'",
+                source=source.path,
+                location=f"line {line_no}",
+            )
+        step_id = str(raw_id)
+        if step_id in first_line:
+            raise TraceFormatError(
+                f"duplicate step_id {step_id!r} (first on line {first_line[step_id]}); "
+                "expected each event to have its own",
+                source=source.path,
+                location=f"line {line_no}",
+            )
+        first_line[step_id] = line_no
+        own.append(_Event(value, source.path, line_no, step_id, divergent=False))
+
+    if header is None:
+        return _Recording(None, own)
+    parent_id, divergence_id = _lineage(header, source.path, header_line)
+    if parent_id is None or divergence_id is None:
+        return _Recording(header, own)
+
+    parent = _read_parent(source, parent_id, divergence_id, chain, header_line)
+    prefix: list[_Event] = []
+    for event in parent.events:
+        prefix.append(event)
+        if event.step_id == divergence_id:
+            break
+    else:
+        raise TraceFormatError(
+            f"the parent trace {source.path.parent / (parent_id + '.trace')} has no event with "
+            f"step_id {divergence_id!r} (this branch's divergence_step_id)",
+            source=source.path,
+            location=f"line {header_line}",
+        )
+    inherited = {event.step_id: event for event in prefix}
+    for event in own:
+        if (clash := inherited.get(event.step_id)) is not None:
+            raise event.fail(
+                f"step_id {event.step_id!r} repeats one of the parent's steps "
+                f"({clash.path} line {clash.line}); expected the branch to continue its numbering"
+            )
+    # Every step the branch recorded itself left the parent's trajectory.
+    branched = [_Event(e.data, e.path, e.line, e.step_id, divergent=True) for e in own]
+    return _Recording(header, prefix + branched, [*parent.lineage, parent_id])
+
+
+def _lineage(header: dict[str, Any], path: Path, line: int) -> tuple[str | None, str | None]:
+    parent_id = header.get("parent_trace_id")
+    divergence_id = header.get("divergence_step_id")
+    if (parent_id is None) != (divergence_id is None):
+        raise TraceFormatError(
+            "trace_header has only one of parent_trace_id and divergence_step_id; "
+            "expected both (a branch) or neither",
+            source=path,
+            location=f"line {line}",
+        )
+    if parent_id is None:
+        return None, None
+    if (
+        not isinstance(parent_id, str)
+        or not parent_id
+        or parent_id in {".", ".."}
+        or any(sep in parent_id for sep in "/\\\0")
+    ):
+        raise TraceFormatError(
+            f"parent_trace_id is {parent_id!r}; expected the name of a .trace file beside "
+            "this one, without its extension",
+            source=path,
+            location=f"line {line} (trace_header.parent_trace_id)",
+        )
+    if isinstance(divergence_id, bool) or not isinstance(divergence_id, (str, int)):
+        raise TraceFormatError(
+            f"divergence_step_id is {_kind(divergence_id)}; expected a step_id string",
+            source=path,
+            location=f"line {line} (trace_header.divergence_step_id)",
+        )
+    return parent_id, str(divergence_id)
+
+
+def _read_parent(
+    source: TraceSource, parent_id: str, divergence_id: str, chain: tuple[Path, ...], line: int
+) -> _Recording:
+    parent_path = source.path.parent / f"{parent_id}.trace"
+    here = source.path.resolve()
+    if parent_path.resolve() in (*chain, here):
+        raise TraceFormatError(
+            f"branch lineage loops back to {parent_path}; expected a chain ending in a trace "
+            "without a parent",
+            source=source.path,
+            location=f"line {line} (trace_header.parent_trace_id)",
+        )
+    if len(chain) >= _MAX_LINEAGE:
+        raise TraceFormatError(
+            f"more than {_MAX_LINEAGE} generations of branches; expected a shorter lineage",
+            source=source.path,
+            location=f"line {line}",
+        )
+    if not parent_path.is_file():
+        raise TraceFormatError(
+            f"this is a branch of {parent_id!r} at {divergence_id!r}, but its parent trace "
+            f"{parent_path} does not exist (expected it beside the branch)",
+            source=source.path,
+            location=f"line {line} (trace_header.parent_trace_id)",
+        )
+    return _read(TraceSource(parent_path, source.options), (*chain, here))
+
+
+# --- mapping ------------------------------------------------------------------------------
+
+
+def _step(event: _Event, step_id: int) -> TraceStep:
+    if event.data["event_type"] == "llm_call":
+        return _thought(event, step_id)
+    return _tool_call(event, step_id)
+
+
+def _thought(event: _Event, step_id: int) -> TraceStep:
+    data = event.data
+    tokens = {
+        name: count
+        for name, key in (("input", "input_tokens"), ("output", "output_tokens"))
+        if (count := _count(event, key)) is not None
+    }
+    return TraceStep(
+        step_id=step_id,
+        type="thought",
+        content=_text(data.get("completion")) or "",
+        timestamp=_timestamp(event),
+        finish_reason=_string(event, "finish_reason"),
+        provider=_string(event, "provider"),
+        model=_string(event, "model"),
+        tokens=tokens or None,
+        latency_ms=_number(event, "latency_ms"),
+        divergent=event.divergent,
+    )
+
+
+def _tool_call(event: _Event, step_id: int) -> TraceStep:
+    data = event.data
+    name = data.get("tool_name")
+    if not isinstance(name, str) or not name:
+        raise event.fail(f"tool_name is {_kind(name)}; expected the tool's name", "tool_name")
+    arguments = data.get("arguments")
+    content = ""
+    args: dict[str, Any] | None = None
+    error: str | None = None
+    if isinstance(arguments, dict):
+        args = arguments
+    else:
+        content = _text(arguments) or ""
+        error = f"arguments are not a JSON object: got {_kind(arguments)}"
+    reason = _not_executed(event)
+    if reason is not None:
+        error = reason if error is None else f"{reason}; {error}"
+    elif error is None:
+        # Fixtura does not record a tool's own failure; a producer that adds it is believed.
+        error = _string(event, "error")
+    return TraceStep(
+        step_id=step_id,
+        type="tool_call",
+        content=content,
+        tool_name=name,
+        tool_args=args,
+        tool_result=_text(data.get("response")),
+        timestamp=_timestamp(event),
+        error=error,
+        denied=reason is not None,
+        latency_ms=_number(event, "latency_ms"),
+        divergent=event.divergent,
+    )
+
+
+def _not_executed(event: _Event) -> str | None:
+    """Return why the call never ran (denied, invalid, rate limited ...), or None if it ran."""
+    decision = event.data.get("permission_decision", "allowed")
+    if decision not in PERMISSION_DECISIONS:
+        raise event.fail(
+            f"permission_decision is {decision!r}; expected one of: "
+            + ", ".join(PERMISSION_DECISIONS),
+            "permission_decision",
+        )
+    if decision != "allowed":
+        # Fixtura's executor files validation errors under "denied" too; the reason tells them
+        # apart ("Validation error: ..."), so the decision is kept as recorded, not relabelled.
+        reason = _string(event, "permission_reason")
+        return f"{decision}: {reason}" if reason else str(decision)
+    limit = event.data.get("rate_limit_decision")
+    if limit is None or limit == "allowed":
+        return None
+    if not isinstance(limit, str):
+        raise event.fail(
+            f"rate_limit_decision is {_kind(limit)}; expected 'allowed', 'rate_limited' or "
+            "'circuit_broken'",
+            "rate_limit_decision",
+        )
+    # Any decision other than "allowed" (rate_limited, circuit_broken, or a newer one) means the
+    # limiter stopped the call before the tool ran.
+    reason = _string(event, "rate_limit_reason")
+    return f"{limit}: {reason}" if reason else limit
+
+
+def _text(value: Any) -> str | None:
+    """Return ``value`` as text: strings as they are, other JSON values compact; None for null."""
+    if value is None or isinstance(value, str):
+        return value
+    return dump_json_compact(value)
+
+
+def _string(event: _Event, key: str) -> str | None:
+    value = event.data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise event.fail(f"{key} is {_kind(value)}; expected a string or null", key)
+
+
+def _number(event: _Event, key: str) -> float | None:
+    value = event.data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise event.fail(f"{key} is {_kind(value)}; expected a finite number or null", key)
+    return float(value)
+
+
+def _count(event: _Event, key: str) -> int | None:
+    value = _number(event, key)
+    if value is None:
+        return None
+    if value < 0 or not value.is_integer():
+        raise event.fail(f"{key} is {value!r}; expected a whole number of tokens", key)
+    return int(value)
+
+
+def _timestamp(event: _Event) -> float:
+    seconds = _number(event, "timestamp")
+    if seconds is None:
+        return 0.0
+    return seconds / 1000.0 if seconds > _MILLISECONDS_FROM else seconds
+
+
+def _kind(value: Any) -> str:
+    """Describe a JSON value for an error message: "a list", "the number 3" ..."""
+    if value is None:
+        return "missing or null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _task_id(path: Path) -> str:
+    """Return the file name without its trace extensions (``run.trace.jsonl`` -> ``run``)."""
+    name = Path(path.name)
+    while name.suffix.lower() in _TRACE_SUFFIXES and name.stem:
+        name = Path(name.stem)
+    return str(name)
+
+
+def _metadata(recording: _Recording, steps: list[_Event]) -> dict[str, Any]:
+    metadata: dict[str, Any] = {}
+    header = recording.header or {}
+    if "fingerprint" in header:
+        metadata["fingerprint"] = header["fingerprint"]
+    if "verdict" in header:  # openeval-core 0.2.1 read a verdict stored in the header
+        metadata["verdict"] = header["verdict"]
+    fixtura: dict[str, Any] = {"step_ids": [event.step_id for event in steps]}
+    if "schema_version" in header:
+        fixtura["schema_version"] = header["schema_version"]
+    if recording.lineage:
+        fixtura["lineage"] = recording.lineage
+        fixtura["divergence_step_id"] = str(header["divergence_step_id"])
+    metadata["fixtura"] = fixtura
+    return metadata
+
+
+def read_fixtura(
+    source: TraceSource,
+    *,
+    task_id: str | None = None,
+    input_text: str | None = None,
+    final_output: str | None = None,
+    actual_state: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> AgentTrace:
+    """Return the trace in ``source``; the keyword values, when not None, replace what the
+    file gives (task id = file stem, input = first prompt, final output = last completion).
+
+    Raises TraceFormatError naming the file and line of anything malformed, a missing parent
+    trace of a branch, or (with ``source.options.agent_spec``) a fingerprint Fixtura cannot read.
+    """
+    recording = _read(source)
+    steps = [_step(event, number) for number, event in enumerate(recording.events, start=1)]
+    merged = {**_metadata(recording, recording.events), **(metadata or {})}
+    if source.options.agent_spec:
+        report = compute_verdict(
+            merged.get("fingerprint"),
+            source.options.agent_spec,
+            trace_path=source.path,
+            fingerprint_location="line 1 (trace_header.fingerprint)",
+        )
+        merged[VERDICT_KEY] = report.verdict
+        merged["fingerprint_changes"] = report.changes
+        merged["fingerprint_notes"] = report.notes
+    elif (verdict := recorded_verdict(merged)) is not None:
+        merged[VERDICT_KEY] = verdict
+    prompts = [e.data.get("prompt") for e in recording.events if e.data["event_type"] == "llm_call"]
+    answers = [step.content for step in steps if step.type == "thought" and step.content.strip()]
+    return AgentTrace(
+        task_id=task_id if task_id is not None else _task_id(source.path),
+        input=input_text
+        if input_text is not None
+        else next((p for p in prompts if isinstance(p, str)), ""),
+        steps=steps,
+        final_output=final_output if final_output is not None else (answers[-1] if answers else ""),
+        actual_state=dict(actual_state) if actual_state is not None else {},
+        metadata=merged,
+    )
+
+
+def from_fixtura_trace(
+    trace_path: str | Path,
+    task_id: str | None = None,
+    input_text: str | None = None,
+    final_output: str | None = None,
+    actual_state: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None,
+    *,
+    agent_spec: str | None = None,
+    options: LoadOptions | None = None,
+) -> AgentTrace:
+    """Return the :class:`AgentTrace` recorded in a Fixtura ``.trace`` (or plain JSONL) file.
+
+    Arguments left None come from the file: ``task_id`` its name without extensions, ``input``
+    the first llm_call's prompt, ``final_output`` the last non-empty completion,
+    ``actual_state`` empty (Fixtura records none). ``metadata`` is merged over what the file
+    gives. ``agent_spec`` (``module:attr``) computes the drift verdict with Fixtura's own
+    fingerprint comparison. Raises TraceFormatError naming the file and line when it is broken.
+    """
+    opts = options or LoadOptions()
+    if agent_spec is not None:
+        opts = replace(opts, agent_spec=agent_spec)
+    return read_fixtura(
+        TraceSource(Path(trace_path), opts),
+        task_id=task_id,
+        input_text=input_text,
+        final_output=final_output,
+        actual_state=actual_state,
+        metadata=metadata,
+    )
+
+
+def _have_zstandard() -> bool:
+    try:
+        import zstandard  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class FixturaAdapter:
+    """Reads Fixtura ``.trace`` files: zstd frames of JSON events, or the same events as JSONL."""
+
+    name = "fixtura"
+    description = "Fixtura .trace recordings (zstd JSON Lines, or plain JSONL of the same events)"
+
+    def refusal(self, source: TraceSource) -> str | None:
+        """Return None when the first line is a Fixtura event, else why the file is not one."""
+        try:
+            if source.is_zstd:
+                if not _have_zstandard():
+                    return None  # ours to read; load() says which package is missing
+            else:
+                head = source.head.lstrip()
+                if not head.startswith(b"{"):
+                    return "first line is not a JSON object"
+                long_first_line = b"\n" not in head and len(source.head) == HEAD_BYTES
+                if long_first_line and b'"event_type"' not in head:
+                    return "first line is not a fixtura event (no 'event_type')"
+            first = source.first_json_line()
+        except (OpenEvalError, OSError):
+            return "cannot be read as JSON lines"
+        if not isinstance(first, dict):
+            return "first line is not a JSON object"
+        event_type = first.get("event_type")
+        if event_type == "trace_header" or (event_type in EVENT_TYPES and "step_id" in first):
+            return None
+        return "first line is not a fixtura event (trace_header, or llm_call/tool_call + step_id)"
+
+    def load(self, source: TraceSource) -> AgentTrace:
+        """Return the trace; the verdict is computed when ``source.options.agent_spec`` is set."""
+        return read_fixtura(source)
+
+
+ADAPTER = FixturaAdapter()

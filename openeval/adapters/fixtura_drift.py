@@ -1,0 +1,104 @@
+"""The drift verdict of a Fixtura trace: read from its metadata, or computed with Fixtura's code.
+
+A trace stores only digests of the tool registry, system prompt and permission policy it was
+recorded against, so a verdict needs the agent as it stands now. ``--agent-spec module:attr``
+names it (an ``fixtura.agent_spec.AgentSpec``, or a callable returning one, as
+``fixtura check-drift --agent`` takes it) and Fixtura's own ``compare`` decides. See
+proposals/0010-fixtura-adapter.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from openeval.errors import MissingDependencyError, SuiteError, TraceFormatError
+
+Verdict = Literal["PASS", "DRIFTED", "UNVERIFIED"]
+
+VERDICT_KEY = "fingerprint_verdict"
+"""The metadata key the fixture_freshness metric reads."""
+
+
+@dataclass(frozen=True)
+class DriftReport:
+    """A verdict with Fixtura's reasons: which components changed, which could not be compared."""
+
+    verdict: Verdict
+    changes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def recorded_verdict(metadata: dict[str, Any]) -> Any:
+    """Return the verdict already in ``metadata``, or None when the trace was never checked.
+
+    Looked for, in order, under ``fingerprint_verdict``, ``verdict`` and
+    ``fingerprint.verdict`` (CONTRACT §5); the value is returned as found, since the metric
+    reports any value it does not know instead of guessing.
+    """
+    for value in (
+        metadata.get(VERDICT_KEY),
+        metadata.get("verdict"),
+        metadata["fingerprint"].get("verdict")
+        if isinstance(metadata.get("fingerprint"), dict)
+        else None,
+    ):
+        if value is not None:
+            return value
+    return None
+
+
+def compute_verdict(
+    recorded: Any, agent_spec: str, *, trace_path: Path, fingerprint_location: str | None = None
+) -> DriftReport:
+    """Return Fixtura's verdict on ``recorded`` (a header fingerprint, or None) for the agent
+    named by ``agent_spec`` (``module:attr``).
+
+    Raises MissingDependencyError when ``fixtura`` is not installed, and SuiteError when the
+    spec cannot be imported, built or fingerprinted (a usage mistake, not a broken trace);
+    TraceFormatError when the recorded fingerprint has parts of the wrong shape.
+    """
+    try:
+        from fixtura.cli.check_drift import (  # type: ignore[import-untyped]
+            AgentSpecError,
+            load_agent_spec,
+        )
+        from fixtura.recorder.fingerprint import compare  # type: ignore[import-untyped]
+    except ImportError:
+        raise MissingDependencyError(
+            "computing a drift verdict with --agent-spec needs the fixtura package: "
+            "pip install fixtura",
+            source=trace_path,
+        ) from None
+    where = f"--agent-spec {agent_spec}"
+    try:
+        spec = load_agent_spec(agent_spec)
+    except AgentSpecError as exc:
+        raise SuiteError(
+            f"{exc} (expected module:attribute naming a fixtura AgentSpec or a function "
+            "returning one; run from your project root or set PYTHONPATH)",
+            location=where,
+        ) from None
+    except Exception as exc:  # the user's own module failed while importing or building
+        raise SuiteError(
+            f"building the agent spec raised {type(exc).__name__}: {exc}", location=where
+        ) from None
+    try:
+        current = spec.fingerprint()
+    except Exception as exc:
+        raise SuiteError(
+            f"fingerprinting the agent spec raised {type(exc).__name__}: {exc}", location=where
+        ) from None
+    # Fixtura's compare reads a dict or None; any other recorded value is as good as absent.
+    try:
+        report = compare(recorded if isinstance(recorded, dict) else None, current)
+    except Exception as exc:  # a hand-edited fingerprint whose parts have the wrong shapes
+        raise TraceFormatError(
+            f"the recorded fingerprint cannot be compared ({type(exc).__name__}: {exc}); "
+            "expected the object fixtura's compute_fingerprint writes",
+            source=trace_path,
+            location=fingerprint_location,
+        ) from None
+    verdict: Verdict = report.verdict
+    return DriftReport(verdict, list(report.changes), list(report.notes))
