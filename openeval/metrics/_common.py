@@ -71,6 +71,11 @@ def join_bounded(parts: Iterable[str], limit: int = DETAILS_LIMIT, sep: str = ";
     return sep.join(out)
 
 
+def plural(count: int, noun: str) -> str:
+    """Return ``1 tool call`` or ``3 tool calls``: the count with the noun in agreement."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def ratio(found: int, total: int) -> float:
     """Return ``found / total`` as a float; 1.0 when ``total`` is zero."""
     return found / total if total else 1.0

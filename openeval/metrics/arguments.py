@@ -73,7 +73,7 @@ class ArgumentCorrectness(Metric):
                 matched += 0 if col is None else row[col]
 
         if matched == total:
-            return Measurement(1.0, f"all {total} expected argument values match")
+            return Measurement(1.0, f"expected argument values matched: {total}/{total}")
         problems: list[str] = []
         seen: Counter[str] = Counter()
         for call in wanted:
@@ -85,7 +85,7 @@ class ArgumentCorrectness(Metric):
                 problems.append(f"{label}: not called{blocked}")
             else:
                 problems.extend(_differences(label, call.args, args))
-        head = f"{matched} of {total} expected argument values match"
+        head = f"expected argument values matched: {matched}/{total}"
         return Measurement(matched / total, join_bounded([head, *problems]))
 
 

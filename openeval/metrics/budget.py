@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from openeval.metrics._common import plural
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
@@ -70,9 +71,9 @@ class StepBudget(Metric):
         if max_steps is not None:
             calls = sum(1 for step in trace.steps if step.type == "tool_call")
             if calls > max_steps:
-                over.append(f"{calls} tool calls > max_steps {max_steps}")
+                over.append(f"{plural(calls, 'tool call')} > max_steps {max_steps}")
             else:
-                within.append(f"{calls} tool calls <= max_steps {max_steps}")
+                within.append(f"{plural(calls, 'tool call')} <= max_steps {max_steps}")
         if timeout is not None:
             duration = run_duration(trace.steps)
             if duration is None:

@@ -45,8 +45,8 @@ class DenialRecoveryRate(Metric):
         total = len(denied_at)
         recovered = total - len(problems)
         if not problems:
-            return Measurement(1.0, f"recovered from all {total} denied tool calls")
-        head = f"recovered from {recovered} of {total} denied tool calls"
+            return Measurement(1.0, f"denied tool calls recovered: {total}/{total}")
+        head = f"denied tool calls recovered: {recovered}/{total}"
         return Measurement(recovered / total, join_bounded([head, *problems]))
 
 

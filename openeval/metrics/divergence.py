@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from openeval.metrics._common import plural
 from openeval.metrics.base import Measurement, Metric
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
@@ -33,4 +34,4 @@ class DivergenceScore(Metric):
                     position / len(steps),
                     f"first divergence at step {position + 1} of {len(steps)} ({what})",
                 )
-        return Measurement(1.0, f"no divergent step in {len(steps)} steps")
+        return Measurement(1.0, f"no divergent step in {plural(len(steps), 'step')}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from openeval.metrics._common import plural
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
@@ -36,8 +37,8 @@ class StepEfficiency(Metric):
         if actual == 0:
             return not_applicable(f"no tool calls made (optimal {optimal} from {source})")
         score = min(1.0, optimal / actual)
+        made = plural(actual, "tool call")
         if actual <= optimal:
-            return Measurement(score, f"{actual} tool calls, optimal {optimal} ({source})")
-        return Measurement(
-            score, f"{actual} tool calls for optimal {optimal} ({source}): {actual - optimal} extra"
-        )
+            return Measurement(score, f"{made}, optimal {optimal} ({source})")
+        extra = actual - optimal
+        return Measurement(score, f"{made} for optimal {optimal} ({source}): {extra} extra")

@@ -42,7 +42,7 @@ class GoalCompletionRate(Metric):
                 problems.append(describe_difference(*found))
         total = len(expected)
         if not problems:
-            return Measurement(1.0, f"all {total} expected state keys match")
+            return Measurement(1.0, f"expected state keys matched: {total}/{total}")
         matched = total - len(problems)
-        head = f"{matched} of {total} expected state keys match"
+        head = f"expected state keys matched: {matched}/{total}"
         return Measurement(matched / total, join_bounded([head, *problems]))

@@ -32,8 +32,8 @@ class OutputContains(Metric):
         missing = [part for part in wanted if part not in text]
         total = len(wanted)
         if not missing:
-            return Measurement(1.0, f"final output contains all {total} expected substrings")
+            return Measurement(1.0, f"expected substrings found in final output: {total}/{total}")
         found = total - len(missing)
-        where = "final output is empty" if not text else f"{found} of {total} found"
+        where = "final output is empty" if not text else f"found {found}/{total}"
         quoted = join_bounded([short_json(part) for part in missing], sep=", ")
         return Measurement(found / total, f"missing in final output: {quoted} ({where})")

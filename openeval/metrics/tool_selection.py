@@ -42,8 +42,8 @@ class ToolSelectionAccuracy(Metric):
         found = total - sum(missing.values())
         score = found / total
         if not missing and not extra:
-            return Measurement(score, f"all {total} expected tool calls made")
-        parts = [f"{found} of {total} expected tool calls made"]
+            return Measurement(score, f"expected tool calls made: {total}/{total}")
+        parts = [f"expected tool calls made: {found}/{total}"]
         if missing:
             parts.append("missing: " + counted(missing) + _denied_note(missing, denied))
         if extra:
