@@ -12,6 +12,7 @@ check that first); it only refuses unknown keys, so a typo never silently drops 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from functools import cache
 from typing import Any, Literal, TypeVar, get_args
 
 from openeval.errors import OpenEvalError
@@ -24,9 +25,16 @@ JSONDict = dict[str, Any]
 _T = TypeVar("_T")
 
 
+@cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls))
+
+
 def _check_keys(cls: type, data: JSONDict, where: str) -> None:
     """Raise when ``data`` holds a key that ``cls`` has no field for."""
-    known = {f.name for f in fields(cls)}
+    known = _field_names(cls)
+    if data.keys() <= known:  # the usual case, checked without building sets (hot path)
+        return
     unknown = sorted(set(data) - known)
     if unknown:
         raise OpenEvalError(

@@ -92,10 +92,13 @@ def write_results(suite: SuiteResult, out_dir: str | Path) -> Path:
     out = Path(out_dir)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for stale in (*out.glob(f"*{RESULT_SUFFIX}"), out / SUMMARY_NAME):
-            if stale.is_file():
-                stale.unlink()
+        summary = out / SUMMARY_NAME
+        if summary.is_file():
+            summary.unlink()
         names = _file_names(suite)
+        # Files of this run are overwritten in place; only the others are stale.
+        for stale in sorted(set(p.name for p in out.glob(f"*{RESULT_SUFFIX}")) - set(names)):
+            (out / stale).unlink()
         for case, name in zip(suite.cases, names, strict=True):
             (out / name).write_bytes(dump_json(case_document(case)))
         # Written last: a summary present means every case file it lists was written.

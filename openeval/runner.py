@@ -272,6 +272,54 @@ def _load_trace(
     return adapter.load(source), adapter.name
 
 
+PARALLEL_FROM = 500
+"""Suites with at least this many cases are scored in worker processes (when fork exists)."""
+
+
+def _worker_count(cases: int) -> int:
+    import multiprocessing
+
+    if cases < PARALLEL_FROM or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
+
+
+@dataclass(frozen=True)
+class _Job:
+    """Everything a worker needs to score a case, in one picklable value."""
+
+    metrics: tuple[Metric, ...]
+    format: str | None
+    options: LoadOptions | None
+
+
+def _run_spec(spec: CaseSpec, job: _Job) -> CaseResult:
+    return run_case(
+        spec.testcase_path, spec.trace_path, case_id=spec.case_id, metrics=job.metrics,
+        format=job.format, options=job.options, problem=spec.problem,
+    )
+
+
+def _score_all(specs: list[CaseSpec], job: _Job, workers: int) -> Iterator[CaseResult]:
+    if workers <= 1:
+        for spec in specs:
+            yield _run_spec(spec, job)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from itertools import repeat
+
+    # fork keeps adapters and metrics registered at run time; map keeps suite order.
+    context = multiprocessing.get_context("fork")
+    chunk = max(1, min(256, len(specs) // (workers * 8)))
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        yield from pool.map(_run_spec, specs, repeat(job), chunksize=chunk)
+
+
 def run_suite(
     suite_dir: str | Path,
     *,
@@ -280,11 +328,14 @@ def run_suite(
     options: LoadOptions | None = None,
     fail_under: float | None = None,
     progress: Progress | None = None,
+    workers: int | None = None,
 ) -> SuiteResult:
     """Return the results of every case under ``suite_dir``, in sorted path order.
 
     ``metrics`` narrows the registered metrics by name (None for all); ``format`` forces a
-    trace adapter. Raises SuiteError when the folder holds no case or a metric name is unknown.
+    trace adapter. ``workers`` is the number of processes scoring cases (None: one per CPU
+    for suites of PARALLEL_FROM cases or more, else 1); the result is the same either way.
+    Raises SuiteError when the folder holds no case or a metric name is unknown.
     """
     chosen = select_metrics(metrics)
     if format is not None:
@@ -292,22 +343,14 @@ def run_suite(
 
         get_adapter(format)
     specs = discover(suite_dir)
-    root = Path(suite_dir)
+    job = _Job(metrics=tuple(chosen), format=format, options=options)
+    count = _worker_count(len(specs)) if workers is None else workers
     cases: list[CaseResult] = []
-    for spec in specs:
-        case = run_case(
-            spec.testcase_path,
-            spec.trace_path,
-            case_id=spec.case_id,
-            metrics=chosen,
-            format=format,
-            options=options,
-            problem=spec.problem,
-        )
+    for case in _score_all(specs, job, count):
         cases.append(case)
         if progress is not None:
             progress(len(cases), len(specs), case)
-    metadata: dict[str, Any] = {"suite": root.as_posix()}
+    metadata: dict[str, Any] = {"suite": Path(suite_dir).as_posix()}
     if metrics is not None:
         metadata["metrics"] = list(metrics)
     if format is not None:

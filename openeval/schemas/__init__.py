@@ -117,8 +117,12 @@ def validate(
     """Return None when ``document`` fits ``schema``; else raise ``error`` for the first problem.
 
     The first problem is the one with the shortest path, then the first in document order, so
-    the message is the same on every run.
+    the message is the same on every run. A fast structural check answers first; jsonschema
+    runs only to word the message when it refuses (see :mod:`openeval.schemas.fast`).
     """
+    fast = _fast_check(schema)
+    if fast is not None and fast(document):
+        return
     validator = _validator(schema)
     problems = list(validator.iter_errors(document))
     if not problems:

@@ -30,26 +30,46 @@ class _Unsupported(Exception):
     """The schema uses a keyword this module does not implement."""
 
 
-def _is_integer(value: Any) -> bool:
-    # Draft 2020-12 counts 1.0 as an integer; bool is never a number.
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-_TYPE_CHECKS: dict[str, Check] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "integer": _is_integer,
-    "number": _is_number,
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
+_KINDS: dict[type, str] = {
+    dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null",
+    int: "int", float: "float",
 }
+
+
+def _kind(value: Any) -> str:
+    """Return the JSON kind of ``value`` (``int`` and ``float`` kept apart for ``integer``)."""
+    kind = _KINDS.get(type(value))
+    if kind is not None:
+        return kind
+    # Subclasses (an OrderedDict, an IntEnum ...) are rare: classify them as jsonschema does.
+    for python_type, name in _KINDS.items():
+        if isinstance(value, python_type):
+            return name
+    return "other"
+
+
+def _type_check(names: list[str]) -> Check:
+    if not set(names) <= {"object", "array", "string", "boolean", "null", "integer", "number"}:
+        raise _Unsupported(f"type {names!r}")
+    accepted = {n for n in names if n not in ("integer", "number")}
+    if "number" in names:
+        accepted |= {"int", "float"}
+    elif "integer" in names:
+        accepted.add("int")
+    whole_floats = "integer" in names and "number" not in names
+
+    def check(value: Any) -> bool:
+        kind = _KINDS.get(type(value)) or _kind(value)
+        if kind in accepted:
+            return True
+        # Draft 2020-12 counts 1.0 as an integer.
+        return whole_floats and kind == "float" and bool(value.is_integer())
+
+    return check
 
 
 def _json_equal(a: Any, b: Any) -> bool:
@@ -102,13 +122,12 @@ def compile_check(schema: dict[str, Any]) -> Check | None:
             checks.append(ref(name))
         if "type" in node:
             names = [node["type"]] if isinstance(node["type"], str) else list(node["type"])
-            tests = [_TYPE_CHECKS[n] for n in names]
-            checks.append(lambda v: any(t(v) for t in tests))
+            checks.append(_type_check(names))
         if "enum" in node:
             options = list(node["enum"])
             for option in options:
                 _json_equal(option, option)
-            checks.append(lambda v: any(_safe_equal(v, o) for o in options))
+            checks.append(_enum_check(options))
         if "const" in node:
             wanted = node["const"]
             _json_equal(wanted, wanted)
@@ -123,12 +142,9 @@ def compile_check(schema: dict[str, Any]) -> Check | None:
             shortest = node["minLength"]
             checks.append(lambda v: not isinstance(v, str) or len(v) >= shortest)
         if "items" in node:
-            item = build(node["items"])
-            checks.append(lambda v: not isinstance(v, list) or all(item(x) for x in v))
+            checks.append(_items_check(build(node["items"])))
         checks += _object_checks(node, build)
-        if len(checks) == 1:
-            return checks[0]
-        return lambda v: all(c(v) for c in checks)
+        return _all_of(checks)
 
     try:
         for name, definition in defs.items():
@@ -138,6 +154,47 @@ def compile_check(schema: dict[str, Any]) -> Check | None:
         return None
 
 
+def _all_of(checks: list[Check]) -> Check:
+    if not checks:
+        return lambda v: True
+    if len(checks) == 1:
+        return checks[0]
+    first, *rest = checks
+
+    def check(value: Any) -> bool:
+        if not first(value):
+            return False
+        for test in rest:  # noqa: SIM110 - a plain loop: no generator on the hot path
+            if not test(value):
+                return False
+        return True
+
+    return check
+
+
+def _items_check(item: Check) -> Check:
+    def check(value: Any) -> bool:
+        if not isinstance(value, list):
+            return True
+        for element in value:  # noqa: SIM110 - a plain loop: no generator on the hot path
+            if not item(element):
+                return False
+        return True
+
+    return check
+
+
+def _enum_check(options: list[Any]) -> Check:
+    strings = frozenset(o for o in options if isinstance(o, str))
+
+    def check(value: Any) -> bool:
+        if type(value) is str:
+            return value in strings
+        return any(_safe_equal(value, o) for o in options)
+
+    return check
+
+
 def _safe_equal(a: Any, b: Any) -> bool:
     try:
         return _json_equal(a, b)
@@ -145,12 +202,41 @@ def _safe_equal(a: Any, b: Any) -> bool:
         return False
 
 
+_SURE_TYPES: dict[str, tuple[type, ...]] = {
+    "object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
+    "null": (type(None),), "integer": (int,), "number": (int, float),
+}
+
+
+def _sure_types(node: Any) -> frozenset[type]:
+    """Return the exact Python types a node surely accepts when it only constrains the type.
+
+    Lets an object check skip a function call for most values; anything else (a subclass, a
+    whole float for ``integer``, a rejection) still goes through the node's full check.
+    """
+    if not isinstance(node, dict) or set(node) - _ANNOTATIONS != {"type"}:
+        return frozenset()
+    names = [node["type"]] if isinstance(node["type"], str) else list(node["type"])
+    return frozenset(t for n in names for t in _SURE_TYPES.get(n, ()))
+
+
 def _object_checks(node: dict[str, Any], build: Callable[[Any], Check]) -> list[Check]:
     checks: list[Check] = []
     required = tuple(node.get("required", ()))
     if required:
-        checks.append(lambda v: not isinstance(v, dict) or all(k in v for k in required))
-    properties = {k: build(s) for k, s in node.get("properties", {}).items()}
+
+        def check_required(value: Any) -> bool:
+            if not isinstance(value, dict):
+                return True
+            for key in required:  # noqa: SIM110 - a plain loop: no generator on the hot path
+                if key not in value:
+                    return False
+            return True
+
+        checks.append(check_required)
+    properties = {
+        k: (_sure_types(s), build(s)) for k, s in node.get("properties", {}).items()
+    }
     extra_schema = node.get("additionalProperties", True)
     extra: Check | None = None if extra_schema is True else build(extra_schema)
     if not properties and extra is None:
@@ -160,9 +246,11 @@ def _object_checks(node: dict[str, Any], build: Callable[[Any], Check]) -> list[
         if not isinstance(value, dict):
             return True
         for key, item in value.items():
-            test = properties.get(key)
-            if test is not None:
-                if not test(item):
+            entry = properties.get(key)
+            if entry is not None:
+                if type(item) in entry[0]:
+                    continue
+                if not entry[1](item):
                     return False
             elif extra is not None and not extra(item):
                 return False
