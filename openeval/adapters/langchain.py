@@ -164,9 +164,13 @@ class LangChainAdapter:
         """Return the trace held in the file; raise TraceFormatError naming the broken run."""
         document = source.document_or_none()
         if document is None and _looks_like_run(source.first_json_line()):
-            runs: Any = [value for _, value in source.json_lines()]
-            trace = _build(runs, source=source.path, default_task_id=_stem(source.path))
-            return trace
+            lines = list(source.json_lines())
+            return _build(
+                [value for _, value in lines],
+                source=source.path,
+                default_task_id=_stem(source.path),
+                item_wheres=[f"line {number}" for number, _ in lines],
+            )
         document = source.document()
         payload, overrides = split_envelope(document, PAYLOAD_KEY)
         prefix = PAYLOAD_KEY if overrides or payload is not document else ""
@@ -240,11 +244,18 @@ def _segment_time(when: float | None) -> str:
         return ""
 
 
-def _collect(payload: Any, error: _Errors, prefix: str) -> list[_Run]:
-    """Return every run in ``payload`` (one tree, or a list of trees or flat runs)."""
+def _collect(
+    payload: Any, error: _Errors, prefix: str, item_wheres: list[str] | None = None
+) -> list[_Run]:
+    """Return every run in ``payload`` (one tree, or a list of trees or flat runs).
+
+    ``item_wheres`` names each list item's place (``line 7`` for JSON Lines); by default it is
+    the item's index below ``prefix``.
+    """
     roots: list[tuple[Any, str]]
     if isinstance(payload, list):
-        roots = [(item, _join(prefix, f"[{i}]")) for i, item in enumerate(payload)]
+        wheres = item_wheres or [_join(prefix, f"[{i}]") for i in range(len(payload))]
+        roots = list(zip(payload, wheres, strict=True))
     else:
         roots = [(payload, prefix)]
     runs: list[_Run] = []
@@ -381,6 +392,8 @@ class _Errors:
 def _join(base: str, part: str) -> str:
     if not base:
         return part
+    if base.startswith("line ") and base[5:].isdigit():
+        return f"{base}: {part}"  # a JSON Lines item: the path inside it follows its line
     return base + part if part.startswith("[") else f"{base}.{part}"
 
 
@@ -462,10 +475,15 @@ class _StepBuilder:
 
 
 def _build(
-    payload: Any, *, source: Path | None, default_task_id: str | None, prefix: str = ""
+    payload: Any,
+    *,
+    source: Path | None,
+    default_task_id: str | None,
+    prefix: str = "",
+    item_wheres: list[str] | None = None,
 ) -> AgentTrace:
     error = _Errors(source)
-    runs = _collect(payload, error, prefix)
+    runs = _collect(payload, error, prefix, item_wheres)
     ordered = sorted(runs, key=lambda r: (r.sort_key, r.index))
     root = _root(runs)
     builder = _StepBuilder(error)

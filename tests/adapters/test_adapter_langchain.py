@@ -603,3 +603,13 @@ def test_run_objects_nested_in_a_dict_keep_their_children() -> None:
     assert _scrub(from_langchain_run(document).to_dict()) == _scrub(
         read_json_file(DATA / "loop_weather.expected.json")
     )
+
+
+def test_json_lines_errors_name_the_line(tmp_path: Path) -> None:
+    document = read_json_file(DATA / "langgraph_export.json")
+    document[2]["start_time"] = "soon"
+    path = tmp_path / "export.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(run) for run in document))
+    with pytest.raises(TraceFormatError) as caught:
+        load_trace(path)
+    assert caught.value.location == "line 3: start_time"
