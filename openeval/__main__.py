@@ -2,4 +2,5 @@
 
 from openeval.cli import main
 
-main(prog_name="openeval")
+if __name__ == "__main__":
+    main(prog_name="openeval")
