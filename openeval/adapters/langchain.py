@@ -449,7 +449,7 @@ class _StepBuilder:
         result = _tool_output(run)
         if match is None:
             step = TraceStep(step_id=0, type="tool_call", tool_name=run.name)
-            _set_args(step, run.raw.get("inputs"), _join(run.where, "inputs"), run.name)
+            _set_args(step, run.raw.get("inputs"))
             self.steps.append(step)
         else:
             match.answered = True
@@ -644,11 +644,11 @@ def _call_step(call: Any, where: str, error: _Errors) -> tuple[str | None, Trace
     if call_id is not None and not isinstance(call_id, str):
         raise error("expected the tool call's 'id' as a string or null", _join(where, "id"))
     step = TraceStep(step_id=0, type="tool_call", tool_name=name)
-    _set_args(step, call.get("args"), _join(where, "args"), name)
+    _set_args(step, call.get("args"))
     return call_id, step
 
 
-def _set_args(step: TraceStep, args: Any, where: str, name: str) -> None:
+def _set_args(step: TraceStep, args: Any) -> None:
     """Set ``tool_args``; arguments that are not a JSON object follow the shared rule."""
     if isinstance(args, str):
         try:
