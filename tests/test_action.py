@@ -360,3 +360,18 @@ def test_install_step_refuses_odd_extras(action_python: Path, tmp_path: Path, ex
     assert done.code == 2
     assert "::error title=OpenEval::the extras input" in done.stdout
     assert not (tmp_path / "pwned").exists()
+
+
+def test_dogfood_workflow_steps_pass_on_this_repository(runner: LocalRunner) -> None:
+    """Each ``uses: ./`` step of the workflow, with its own inputs, passes on examples/."""
+    shutil.copytree(ROOT / "examples", runner.workspace / "examples")
+    local = [step for step in all_steps(load_yaml(WORKFLOW)) if step.get("uses") == "./"]
+    assert len(local) == 2
+    for step in local:
+        inputs = {key: str(value) for key, value in step["with"].items()}
+        done = runner.run(inputs)
+        assert done.code == 0, f"{step['name']}: {done.stdout}{done.stderr}"
+        assert done.outputs["errored"] == "0"
+        assert int(done.outputs["cases"]) > 0
+        assert (runner.workspace / done.outputs["results"] / "summary.json").is_file()
+    assert (runner.workspace / "openeval-junit.xml").is_file()
