@@ -79,7 +79,7 @@ def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
     script = (
         "import importlib, sys\n"
         "failed = []\n"
-        f"for name in {MODULES!r}:\n"
+        f"for name in {[m for m in MODULES if m != 'openeval.__main__']!r}:\n"
         "    try:\n"
         "        importlib.import_module(name)\n"
         "    except ImportError as exc:\n"
