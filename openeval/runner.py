@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from openeval.errors import OpenEvalError, SuiteError, TestCaseError
+from openeval.errors import OpenEvalError, SuiteError, TestCaseError, TraceFormatError
 from openeval.results import CaseResult, SuiteResult
 from openeval.testcase_file import load_test_case
 
 if TYPE_CHECKING:
-    from openeval.adapters.base import LoadOptions
+    from openeval.adapters.base import LoadOptions, TraceSource
     from openeval.metrics.base import Metric
     from openeval.models import AgentTrace, EvalTestCase, MetricResult
 
@@ -267,9 +267,30 @@ def _load_trace(
     from openeval.adapters.registry import detect_format, get_adapter
 
     source = TraceSource(path, options)
-    source.head  # noqa: B018 - a missing file fails here, before any adapter is asked
-    adapter = get_adapter(format) if format else detect_format(source)
+    if not source.head.strip():  # a missing file fails here, before any adapter is asked
+        raise TraceFormatError("empty file, expected a trace", source=path)
+    if format:
+        adapter = get_adapter(format)
+    else:
+        try:
+            adapter = detect_format(source)
+        except TraceFormatError:
+            _raise_if_broken_json(source)
+            raise
     return adapter.load(source), adapter.name
+
+
+def _raise_if_broken_json(source: TraceSource) -> None:
+    """Raise the parse error of a file that starts like one JSON document but is not valid.
+
+    "No adapter knows this format" would hide the real problem (a truncated or hand-edited
+    file); the parse error names the line and column.
+    """
+    if source.is_zstd or source.head.lstrip()[:1] not in (b"{", b"["):
+        return
+    if source.first_json_line() is not None:
+        return  # JSON Lines whose first line parses: the adapters' refusals say more
+    source.document()
 
 
 PARALLEL_FROM = 500

@@ -1,0 +1,162 @@
+"""Suite discovery and scoring: both layouts, every case kept, errors as reasons, bugs raised."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from openeval.errors import SuiteError
+from openeval.metrics import Measurement, Metric, metric_names
+from openeval.models import AgentTrace, EvalTestCase
+from openeval.results import CaseResult
+from openeval.runner import discover, run_case, run_suite
+
+SUITES = Path(__file__).parent / "data" / "suites"
+MIXED = SUITES / "mixed"
+EXAMPLES = Path(__file__).parents[1] / "examples"
+
+
+def test_discovery_finds_every_case_in_sorted_path_order() -> None:
+    assert [s.case_id for s in discover(MIXED)] == [
+        "a-good",
+        "b-missing-trace",
+        "c-truncated-trace",
+        "d-unknown-key",
+        "e-two-traces",
+        "f-trace-key",
+        "g-named/fail.testcase.json",
+        "g-named/lookup.testcase.json",
+        "h-wrong-metric",
+    ]
+
+
+def test_named_test_cases_pair_with_their_own_trace() -> None:
+    specs = {s.case_id: s for s in discover(MIXED)}
+    lookup = specs["g-named/lookup.testcase.json"]
+    assert lookup.trace_path == MIXED / "g-named" / "lookup.trace.json"
+    assert specs["g-named/fail.testcase.json"].trace_path == MIXED / "g-named" / "fail.trace.jsonl"
+
+
+ERRORED = [
+    ("b-missing-trace", "b-missing-trace/testcase.json", "no trace file beside the test case"),
+    ("c-truncated-trace", "c-truncated-trace/trace.json",
+     "line 8 column 2: invalid JSON: unexpected end of data"),
+    ("d-unknown-key", "d-unknown-key/testcase.json",
+     "expected_tool_call: unknown key 'expected_tool_call'"),
+    ("e-two-traces", "e-two-traces/testcase.json",
+     "several trace files beside the test case (run.trace.json, trace.json)"),
+    ("g-named/fail.testcase.json", "g-named/fail.trace.jsonl", "empty file, expected a trace"),
+    ("h-wrong-metric", "h-wrong-metric/testcase.json",
+     "thresholds.goal_completion: unknown metric 'goal_completion'"),
+]
+
+
+@pytest.fixture(scope="module")
+def mixed() -> dict[str, CaseResult]:
+    return {case.case_id: case for case in run_suite(MIXED).cases}
+
+
+@pytest.mark.parametrize(("case_id", "file", "reason"), ERRORED, ids=[e[0] for e in ERRORED])
+def test_unreadable_cases_are_errored_with_the_reason(
+    mixed: dict[str, CaseResult], case_id: str, file: str, reason: str
+) -> None:
+    case = mixed[case_id]
+    assert case.errored and not case.passed and case.metrics == ()
+    assert case.error is not None
+    assert case.error.startswith((MIXED / file).as_posix())
+    assert reason in case.error
+
+
+@pytest.mark.parametrize("case_id", ["a-good", "f-trace-key", "g-named/lookup.testcase.json"])
+def test_readable_cases_are_scored_by_every_metric(
+    mixed: dict[str, CaseResult], case_id: str
+) -> None:
+    case = mixed[case_id]
+    assert not case.errored and case.passed
+    assert [m.metric_name for m in case.metrics] == metric_names()
+    assert case.trace_format == "native"
+
+
+def test_errored_case_keeps_the_task_id_it_could_read(mixed: dict[str, CaseResult]) -> None:
+    assert mixed["b-missing-trace"].task_id == "missing-trace"
+    assert mixed["d-unknown-key"].task_id == "unknown-key"
+
+
+def test_trace_key_is_read_relative_to_the_test_case(mixed: dict[str, CaseResult]) -> None:
+    assert mixed["f-trace-key"].trace_path == (MIXED / "f-trace-key/recordings/run-1.json").as_posix()
+
+
+def test_021_layout_pairs_testcases_with_traces() -> None:
+    suite = run_suite(SUITES / "legacy_021")
+    by_id = {c.case_id: c for c in suite.cases}
+    assert list(by_id) == ["testcases/lookup.json", "testcases/refund.json"]
+    assert by_id["testcases/lookup.json"].passed
+    refund = {m.metric_name: m for m in by_id["testcases/refund.json"].metrics}
+    assert refund["argument_correctness"].passed is False
+    assert refund["goal_completion_rate"].passed is False
+    assert by_id["testcases/refund.json"].trace_task_id == "refund"
+
+
+@pytest.mark.parametrize("folder", ["no_cases", "does-not-exist"])
+def test_a_folder_without_cases_is_a_suite_error(folder: str) -> None:
+    with pytest.raises(SuiteError) as caught:
+        run_suite(SUITES / folder)
+    assert caught.value.source == str(SUITES / folder)
+
+
+def test_metric_option_narrows_and_rejects_unknown_names() -> None:
+    first, second = metric_names()[:2]
+    suite = run_suite(MIXED, metrics=[second, first])
+    good = next(c for c in suite.cases if c.case_id == "a-good")
+    assert [m.metric_name for m in good.metrics] == [first, second]  # registry order
+    with pytest.raises(SuiteError, match=f"unknown metric 'speed'; expected one of: {first}"):
+        run_suite(MIXED, metrics=["speed"])
+
+
+def test_test_case_metrics_list_narrows_its_own_case(tmp_path: Path) -> None:
+    case_dir = tmp_path / "one"
+    shutil.copytree(MIXED / "a-good", case_dir)
+    text = (case_dir / "testcase.json").read_text()
+    (case_dir / "testcase.json").write_text(
+        text.replace('"task_id"', '"metrics": ["goal_completion_rate"], "task_id"', 1)
+    )
+    (result,) = run_suite(tmp_path).cases
+    assert [m.metric_name for m in result.metrics] == ["goal_completion_rate"]
+
+
+def test_progress_is_reported_after_each_case() -> None:
+    seen: list[tuple[int, int, str]] = []
+    run_suite(MIXED, progress=lambda done, total, case: seen.append((done, total, case.case_id)))
+    assert [s[:2] for s in seen] == [(i, 9) for i in range(1, 10)]
+    assert seen[0][2] == "a-good"
+
+
+def test_worker_processes_give_the_same_result_as_one_process() -> None:
+    assert run_suite(MIXED, workers=2) == run_suite(MIXED, workers=1)
+
+
+def test_the_whole_examples_tree_runs_as_one_suite() -> None:
+    suite = run_suite(EXAMPLES)
+    ids = [c.case_id for c in suite.cases]
+    assert "simple_agent" in ids and "quickstart/01-refund-order" in ids
+    quickstart = [c for c in suite.cases if c.case_id.startswith("quickstart/")]
+    assert len(quickstart) == 3 and all(c.passed for c in quickstart)
+    for case in suite.cases:  # nothing in examples/ is broken on purpose
+        assert not case.errored, case.error
+
+
+class ExplodingMetric(Metric):
+    """Fails with a bug of its own, which must surface as an exception, never as a score."""
+
+    name = "exploding"
+
+    def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
+        raise ZeroDivisionError("a bug in a metric")
+
+
+def test_a_bug_is_raised_not_turned_into_a_score() -> None:
+    with pytest.raises(ZeroDivisionError):
+        run_case(MIXED / "a-good/testcase.json", MIXED / "a-good/trace.json",
+                 metrics=[ExplodingMetric()])

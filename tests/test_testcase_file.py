@@ -1,0 +1,82 @@
+"""Loading test case files: 0.2.1 files unchanged, every broken file named with its place."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openeval.errors import TestCaseError
+from openeval.metrics import metric_names
+from openeval.models import EvalTestCase
+from openeval.testcase_file import load_test_case
+
+DATA = Path(__file__).parent / "data" / "suites"
+
+VALID: dict[str, Any] = {
+    "task_id": "refund-1",
+    "input": "refund order 7",
+    "expected_tool_calls": [{"tool": "refund_order", "args": {"order_id": "7"}}],
+}
+
+
+def test_a_021_test_case_loads_unchanged() -> None:
+    path = DATA / "legacy_021" / "testcases" / "lookup.json"
+    case = load_test_case(path)
+    raw = json.loads(path.read_text())
+    assert case == EvalTestCase(**raw)
+    assert case.max_steps == 10 and case.timeout_seconds == 10.0
+    assert case.metrics is None and case.thresholds == {}
+
+
+def test_trace_key_is_kept_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "testcase.json"
+    path.write_text(json.dumps({**VALID, "trace": "runs/first.trace"}))
+    assert load_test_case(path).trace == "runs/first.trace"
+
+
+def test_known_metric_names_are_accepted(tmp_path: Path) -> None:
+    first, second = metric_names()[:2]
+    path = tmp_path / "testcase.json"
+    path.write_text(json.dumps({**VALID, "metrics": [first], "thresholds": {second: 0.5}}))
+    case = load_test_case(path)
+    assert case.metrics == [first] and case.thresholds == {second: 0.5}
+
+
+BROKEN: list[tuple[str, str | None, str | None, str]] = [
+    # id, file text (None: file missing), expected location, expected words
+    ("missing-file", None, None, "file not found"),
+    ("truncated", '{"task_id": "x", "input": ', "line 1 column 27", "invalid JSON"),
+    ("not-an-object", "[1, 2]", None, "expected a JSON object"),
+    ("no-task-id", '{"input": "x"}', None, "missing required key 'task_id'"),
+    ("unknown-key", '{"task_id": "x", "expected_tool_call": []}', "expected_tool_call",
+     "unknown key 'expected_tool_call'"),
+    ("tool-not-string", '{"task_id": "x", "expected_tool_calls": [{"tool": 3}]}',
+     "expected_tool_calls[0].tool", "expected a string, got an integer"),
+    ("unknown-metric", '{"task_id": "x", "metrics": ["tool_selection_accuracy", "speed"]}',
+     "metrics[1]", "unknown metric 'speed'; expected one of: tool_selection_accuracy"),
+    ("unknown-threshold", '{"task_id": "x", "thresholds": {"goal_completion": 0.5}}',
+     "thresholds.goal_completion", "unknown metric 'goal_completion'"),
+    ("threshold-out-of-range", '{"task_id": "x", "thresholds": {"step_budget": 2}}',
+     "thresholds.step_budget", "out of range"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "location", "words"), [b[1:] for b in BROKEN], ids=[b[0] for b in BROKEN]
+)
+def test_broken_test_cases_are_named_with_their_place(
+    tmp_path: Path, text: str | None, location: str | None, words: str
+) -> None:
+    path = tmp_path / "testcase.json"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(TestCaseError) as caught:
+        load_test_case(path)
+    error = caught.value
+    assert error.source == str(path)
+    assert error.location == location
+    assert words in error.message
+    assert str(error).startswith(str(path))
