@@ -27,6 +27,10 @@ def max_weight_assignment(weights: Sequence[Sequence[int]]) -> list[int | None]:
     if cols == 1:
         best = max(range(rows), key=lambda r: weights[r][0])
         return [0 if r == best else None for r in range(rows)]
+    # Shortcut: when every row's best column is different, that pairing is optimal as is.
+    best_cols = [max(range(cols), key=row.__getitem__) for row in weights]
+    if len(set(best_cols)) == rows:
+        return list(best_cols)
     if rows <= cols:
         return list(_hungarian([[-w for w in row] for row in weights]))
     # The method wants no more rows than columns: solve the transpose and invert the answer.

@@ -65,7 +65,8 @@ class ArgumentCorrectness(Metric):
         matched = 0
         for tool, calls in by_tool.items():
             actual = executed[tool]
-            weights = [[_matches(call.args, args) for args in actual] for call in calls]
+            wanted_items = [tuple(call.args.items()) for call in calls]
+            weights = [[_matches(items, args) for args in actual] for items in wanted_items]
             for call, row, col in zip(
                 calls, weights, max_weight_assignment(weights), strict=True
             ):
@@ -89,9 +90,9 @@ class ArgumentCorrectness(Metric):
         return Measurement(matched / total, join_bounded([head, *problems]))
 
 
-def _matches(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> int:
+def _matches(expected: tuple[tuple[str, Any], ...], actual: Mapping[str, Any]) -> int:
     count = 0
-    for key, value in expected.items():
+    for key, value in expected:
         got = actual.get(key, _ABSENT)
         if got is _ABSENT:
             continue

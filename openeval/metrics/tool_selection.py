@@ -28,21 +28,26 @@ class ToolSelectionAccuracy(Metric):
 
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the multiset overlap of executed and expected tool names."""
-        expected = Counter(call.tool for call in expected_calls(test_case))
+        expected: dict[str, int] = {}
+        for call in expected_calls(test_case):
+            expected[call.tool] = expected.get(call.tool, 0) + 1
         if not expected:
             return not_applicable("no expected tool calls")
-        executed: Counter[str] = Counter()
-        denied: Counter[str] = Counter()
+        executed: dict[str, int] = {}
+        denied: dict[str, int] = {}
         for step in trace.steps:
             if step.type == "tool_call" and step.tool_name is not None:
-                (denied if step.denied else executed)[step.tool_name] += 1
+                counts = denied if step.denied else executed
+                counts[step.tool_name] = counts.get(step.tool_name, 0) + 1
         total = sum(expected.values())
-        missing = expected - executed
-        extra = executed - expected
-        found = total - sum(missing.values())
+        found = sum(min(n, executed.get(name, 0)) for name, n in expected.items())
+        has_extra = any(n > expected.get(name, 0) for name, n in executed.items())
         score = found / total
-        if not missing and not extra:
+        if found == total and not has_extra:
             return Measurement(score, f"expected tool calls made: {total}/{total}")
+        # Only a failing or untidy run pays for the multiset arithmetic of the details.
+        missing = Counter(expected) - Counter(executed)
+        extra = Counter(executed) - Counter(expected)
         parts = [f"expected tool calls made: {found}/{total}"]
         if missing:
             parts.append("missing: " + counted(missing) + _denied_note(missing, denied))
@@ -50,7 +55,6 @@ class ToolSelectionAccuracy(Metric):
             parts.append("extra: " + counted(extra))
         return Measurement(score, join_bounded(parts))
 
-
-def _denied_note(missing: Counter[str], denied: Counter[str]) -> str:
-    blocked = Counter({name: denied[name] for name in missing if denied[name]})
+def _denied_note(missing: Counter[str], denied: dict[str, int]) -> str:
+    blocked = Counter({name: denied[name] for name in missing if denied.get(name)})
     return f" (denied: {counted(blocked)})" if blocked else ""

@@ -87,3 +87,29 @@ def test_malformed_expected_call_is_a_test_case_error(
     with pytest.raises(TestCaseError) as caught:
         get_metric(name).score(AgentTrace(task_id="t"), test_case)
     assert caught.value.location == where
+
+
+def test_details_stay_one_bounded_line_on_a_huge_failing_trace() -> None:
+    from openeval.models import TraceStep
+
+    steps = [
+        TraceStep(step_id=i, type="tool_call", tool_name=f"tool_{i % 50}",
+                  tool_args={"text": "x" * 500, "n": i}, denied=i % 3 == 0, divergent=i == 7)
+        for i in range(400)
+    ]
+    trace = AgentTrace(task_id="t", steps=steps, final_output="",
+                       actual_state={f"k{i}": "y" * 500 for i in range(100)},
+                       metadata={"verdict": "z" * 1000})
+    test_case = EvalTestCase(
+        task_id="t",
+        expected_tool_calls=[{"tool": f"want_{i}", "args": {"text": "w" * 500}} for i in range(100)]
+        + [{"tool": "tool_1", "args": {"text": "q" * 500, "n": "1"}}],
+        expected_final_state={f"k{i}": "v" * 500 for i in range(100)},
+        expected_output_contains=["s" * 500] * 50,
+        max_steps=3, timeout_seconds=1, optimal_steps=2,
+    )
+    for metric in all_metrics():
+        result = metric.score(trace, test_case)
+        assert result.passed is False, metric.name
+        assert "\n" not in result.details
+        assert len(result.details) <= 400, (metric.name, len(result.details))
