@@ -113,3 +113,26 @@ def test_details_stay_one_bounded_line_on_a_huge_failing_trace() -> None:
         assert result.passed is False, metric.name
         assert "\n" not in result.details
         assert len(result.details) <= 400, (metric.name, len(result.details))
+
+
+def test_product_readme_quickstart_runs() -> None:
+    from openeval.metrics import ArgumentCorrectness, ToolSelectionAccuracy
+    from openeval.models import TraceStep
+
+    test_case = EvalTestCase(
+        task_id="quickstart-1", input="Search for weather in Tokyo",
+        expected_tool_calls=[{"tool": "search", "args": {"query": "weather in Tokyo"}}],
+        expected_final_state={"searched": True}, expected_output_contains=[],
+        max_steps=5, timeout_seconds=10.0,
+    )
+    trace = AgentTrace(
+        task_id="quickstart-1", input="Search for weather in Tokyo",
+        steps=[TraceStep(step_id=1, type="tool_call", content="", tool_name="search",
+                         tool_args={"query": "weather in Tokyo"},
+                         tool_result="85 degrees and sunny", timestamp=0.0)],
+        final_output="The weather in Tokyo is 85 degrees and sunny.",
+        actual_state={"searched": True}, metadata={},
+    )
+    for metric in (ToolSelectionAccuracy(), ArgumentCorrectness()):
+        result = metric.score(trace, test_case)
+        assert (result.score, result.passed) == (1.0, True), result.details
