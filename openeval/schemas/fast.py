@@ -7,7 +7,7 @@ jsonschema's Draft 2020-12 validator. :func:`openeval.schemas.validate` asks thi
 and runs jsonschema only when it says no, to word the precise message. A schema using a
 keyword outside the subset gets no fast check (``compile_check`` returns None) and always goes
 through jsonschema, so the subset can never silently accept what jsonschema would refuse.
-``tests/test_schema_fast.py`` holds the two to agreement on generated and mutated documents.
+``tests/schemas/test_schema_fast.py`` holds the two to agreement on generated and mutated documents.
 See proposals/0001-result-files-and-pass-rate.md.
 """
 
