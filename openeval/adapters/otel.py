@@ -31,7 +31,7 @@ from openeval.models import AgentTrace, TraceStep
 PAYLOAD_KEY = "resourceSpans"
 
 _MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
-_AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
+_AGENT_OPERATION = "invoke_agent"
 _TOOL_OPERATION = "execute_tool"
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
@@ -94,7 +94,8 @@ def _decode_id(value: Any, *, size: int, where: str, reader: _Reader) -> str:
         raw = b""
     if len(raw) != size:
         raise reader.fail(
-            f"expected a {size}-byte id as {size * 2} hex digits or base64, got {value[:40]!r}",
+            f"expected an id of {size} bytes as {size * 2} hex digits or base64, "
+            f"got {value[:40]!r}",
             where,
         )
     return raw.hex()
@@ -475,7 +476,7 @@ def _tool_step(span: _Span) -> tuple[TraceStep, str | None]:
 
 def _trace_of_spans(spans: list[_Span], reader: _Reader, task_id: str) -> AgentTrace:
     spans = sorted(spans, key=lambda s: (s.start_ns, s.span_id))
-    agents = [s for s in spans if s.operation in _AGENT_OPERATIONS]
+    agents = [s for s in spans if s.operation == _AGENT_OPERATION]
     tool_ids: list[tuple[TraceStep, str | None]] = []
     last_model_text = ""
     first_input: str | None = None

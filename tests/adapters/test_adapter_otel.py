@@ -451,7 +451,7 @@ SPAN = "resourceSpans[0].scopeSpans[0].spans[0]"
 @pytest.mark.parametrize(
     ("document", "location", "words"),
     [
-        (_doc({"spanId": "xyz"}), f"{SPAN}.spanId", "8-byte id"),
+        (_doc({"spanId": "xyz"}), f"{SPAN}.spanId", "id of 8 bytes"),
         (_doc({"startTimeUnixNano": 1.5}), f"{SPAN}.startTimeUnixNano", "nanoseconds"),
         (_doc({"attributes": [{"key": "a", "value": {"intValue": "x1"}}]}),
          f"{SPAN}.attributes[0].value.intValue", "integer"),
