@@ -75,6 +75,18 @@ def _dump_object(value: Any) -> Any:
     return None
 
 
+def compact(value: Any) -> str:
+    """Return ``value`` as compact JSON text; a value nested too deeply to encode is named so.
+
+    orjson encodes at most 254 levels but decodes 1024, so a hostile file can hold a value that
+    reads fine and cannot be written back; that must not crash a read.
+    """
+    try:
+        return dump_json_compact(value)
+    except orjson.JSONEncodeError:
+        return "[a value nested too deeply to show]"
+
+
 @dataclass(frozen=True)
 class Arguments:
     """Tool arguments as read from the source: a JSON object, or the raw text and why not."""
@@ -97,7 +109,7 @@ def parse_arguments(value: Any) -> Arguments:
         return Arguments({})
     if not isinstance(value, str):
         return Arguments(
-            None, dump_json_compact(value), f"arguments are not a JSON object: got {_kind(value)}"
+            None, compact(value), f"arguments are not a JSON object: got {_kind(value)}"
         )
     if not value.strip():
         return Arguments({})
@@ -162,7 +174,7 @@ def content_text(
         if isinstance(text, str):
             texts.append(text)
         elif placeholders:
-            texts.append(f"[{kind}]" if isinstance(kind, str) else dump_json_compact(part))
+            texts.append(f"[{kind}]" if isinstance(kind, str) else compact(part))
     return "\n".join(texts)
 
 
@@ -352,7 +364,10 @@ def trace_from_objects(
     ``convert(payload, task_id, source)`` reads the plain payload; ``given`` holds the caller's
     explicit envelope values (None or empty means "not given") and wins over a wrapped one.
     """
-    plain = to_plain(messages, source=None, location=PAYLOAD_KEY)
+    try:
+        plain = to_plain(messages, source=None, location=PAYLOAD_KEY)
+    except RecursionError:
+        raise TraceFormatError("messages nested too deeply to read") from None
     payload, overrides = split_envelope(plain, PAYLOAD_KEY)
     trace = convert(payload, task_id, None)
     overrides.update({key: value for key, value in given.items() if value})

@@ -23,6 +23,7 @@ from openeval.adapters._chat import (
     PAYLOAD_KEY,
     StepList,
     Turn,
+    compact,
     content_text,
     optional_str,
     parse_arguments,
@@ -36,7 +37,6 @@ from openeval.adapters._chat import (
 )
 from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
 from openeval.errors import TraceFormatError
-from openeval.jsonio import dump_json_compact
 from openeval.models import AgentTrace
 
 PROVIDER = "anthropic"
@@ -237,7 +237,7 @@ class _Reader:
         ):
             text = content_text(content, source=self.source, location=f"{location}.content")
         else:
-            text = dump_json_compact(content)
+            text = compact(content)
         return optional_str(block, "tool_use_id"), text, error
 
 
