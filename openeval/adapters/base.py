@@ -9,7 +9,6 @@ at most once, so ten adapters sniffing one file cost one read.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -195,9 +194,6 @@ def _zstd_chunks(raw: IO[bytes], path: Path, options: LoadOptions) -> Iterator[b
         )
 
 
-_NON_BLANK = re.compile(rb"\S")
-
-
 def _iter_json_lines(
     chunks: Iterator[bytes], path: Path, options: LoadOptions
 ) -> Iterator[tuple[int, Any]]:
@@ -254,12 +250,16 @@ _BLANK = object()
 
 
 def _parse_line(line: bytes | bytearray, line_no: int, path: Path) -> Any:
-    if not _NON_BLANK.search(line):
-        return _BLANK
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError as exc:
-        first_error = exc
+        # Keep only the text: the exception holds the whole line and, through its traceback,
+        # this frame, a cycle that would pin every failed line in memory until the next GC.
+        reason, column = exc.msg, exc.colno
+    # Checked only after a failure: scanning every line for blankness first costs more than
+    # parsing it (orjson refuses a whitespace-only line as an empty document).
+    if not line.strip():
+        return _BLANK
     try:
         bytes(line).decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -272,9 +272,9 @@ def _parse_line(line: bytes | bytearray, line_no: int, path: Path) -> Any:
     if value is not _BLANK:
         return value
     raise TraceFormatError(
-        f"invalid JSON: {first_error.msg} (expected one complete JSON value per line)",
+        f"invalid JSON: {reason} (expected one complete JSON value per line)",
         source=path,
-        location=f"line {line_no} column {first_error.colno}",
+        location=f"line {line_no} column {column}",
     )
 
 
