@@ -1,0 +1,207 @@
+"""Result files: the pass-rate rule, round trips, byte-identical output, and broken folders."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from openeval.errors import ResultFileError
+from openeval.models import MetricResult
+from openeval.result_files import read_results, result_file_name, write_results
+from openeval.results import CaseResult, SuiteResult
+from openeval.runner import run_suite
+from openeval.schemas import load_schema
+
+SUITES = Path(__file__).parent / "data" / "suites"
+
+
+def metric(name: str, passed: bool | None) -> MetricResult:
+    score = 1.0 if passed is not False else 0.25
+    return MetricResult(metric_name=name, score=score, passed=passed, details=f"{name} said so")
+
+
+def case(case_id: str, *verdicts: bool | None, error: str | None = None) -> CaseResult:
+    return CaseResult(
+        case_id=case_id, task_id=case_id.split("/")[0], testcase_path=f"{case_id}/testcase.json",
+        trace_path=None if error else f"{case_id}/trace.json",
+        trace_format=None if error else "native",
+        metrics=tuple(metric(f"m{i}", v) for i, v in enumerate(verdicts)), error=error,
+    )
+
+
+RULES = [
+    # id, cases, fail_under, expected pass rate, gate passed
+    ("all-pass", [case("a", True, True), case("b", True, None)], None, 1.0, True),
+    ("none-excluded", [case("a", True, None, None, False)], None, 0.5, False),
+    ("errored-counts-one-failure", [case("a", True, True, True), case("b", error="boom")],
+     None, 0.75, False),
+    ("errored-fails-even-over-fail-under", [case("a", True, True, True), case("b", error="x")],
+     0.5, 0.75, False),
+    ("fail-under-reached", [case("a", True, True, True, False)], 0.75, 0.75, True),
+    ("fail-under-missed", [case("a", True, True, False, False)], 0.75, 0.5, False),
+    ("nothing-evaluated", [case("a", None, None)], None, None, False),
+    ("nothing-evaluated-with-fail-under", [case("a", None)], 0.0, None, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("cases", "fail_under", "rate", "gate"), [r[1:] for r in RULES], ids=[r[0] for r in RULES]
+)
+def test_pass_rate_and_gate_rules(
+    cases: list[CaseResult], fail_under: float | None, rate: float | None, gate: bool
+) -> None:
+    suite = SuiteResult(cases=tuple(cases), fail_under=fail_under)
+    assert suite.pass_rate == rate
+    assert suite.gate_passed is gate
+    if rate is None:
+        assert suite.gate_reason == "no pass rate: nothing evaluated"
+
+
+@pytest.fixture(scope="module")
+def mixed_suite() -> SuiteResult:
+    return run_suite(SUITES / "mixed", fail_under=0.5)
+
+
+SAMPLES: dict[str, Callable[[SuiteResult], SuiteResult]] = {
+    "mixed-suite": lambda s: s,
+    "hand-built": lambda s: SuiteResult(
+        cases=(case("x/1", True, False), case("x/2", error="can't|read\nit"), case("x:3", None)),
+        fail_under=None, metadata={"suite": "x", "metrics": ["m0", "m1"]},
+    ),
+}
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_round_trip(tmp_path: Path, mixed_suite: SuiteResult, sample: str) -> None:
+    suite = SAMPLES[sample](mixed_suite)
+    assert read_results(write_results(suite, tmp_path / "out")) == suite
+
+
+def test_same_run_gives_the_same_bytes(tmp_path: Path) -> None:
+    first = write_results(run_suite(SUITES / "mixed"), tmp_path / "one")
+    second = write_results(run_suite(SUITES / "mixed"), tmp_path / "two")
+    names = sorted(p.name for p in first.iterdir())
+    assert names == sorted(p.name for p in second.iterdir())
+    for name in names:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_written_files_fit_the_shipped_schemas(tmp_path: Path, mixed_suite: SuiteResult) -> None:
+    out = write_results(mixed_suite, tmp_path)
+    summary = json.loads((out / "summary.json").read_text())
+    Draft202012Validator(load_schema("summary")).validate(summary)
+    for name in summary["result_files"]:
+        Draft202012Validator(load_schema("result")).validate(json.loads((out / name).read_text()))
+    assert summary["cases"] == 9 and summary["errored_cases"] == 6
+    assert summary["passed_cases"] + summary["failed_cases"] + summary["errored_cases"] == 9
+    assert summary["gate_passed"] is False and summary["fail_under"] == 0.5
+    assert set(summary["per_metric"]) == {m.metric_name for m in mixed_suite.cases[0].metrics}
+
+
+def test_cases_sharing_a_task_id_get_separate_files(tmp_path: Path) -> None:
+    suite = SuiteResult(cases=(case("same/one", True), case("same/two", True)))
+    assert {c.task_id for c in suite.cases} == {"same"}
+    out = write_results(suite, tmp_path)
+    assert len(list(out.glob("*.result.json"))) == 2
+    assert result_file_name("a/b") != result_file_name("a_b")
+
+
+def test_stale_results_of_an_earlier_run_are_removed(tmp_path: Path) -> None:
+    write_results(SuiteResult(cases=tuple(case(f"c{i}", True) for i in range(5))), tmp_path)
+    (tmp_path / "notes.txt").write_text("not ours")
+    small = SuiteResult(cases=(case("c9", False),))
+    write_results(small, tmp_path)
+    assert len(list(tmp_path.glob("*.result.json"))) == 1
+    assert (tmp_path / "notes.txt").exists()
+    assert read_results(tmp_path) == small
+
+
+def _edit_summary(key: str, value: object) -> Callable[[Path], str]:
+    def edit(out: Path) -> str:
+        data = json.loads((out / "summary.json").read_text())
+        data[key] = value
+        (out / "summary.json").write_text(json.dumps(data))
+        return "summary.json"
+
+    return edit
+
+
+def _first_case(out: Path) -> Path:
+    return out / json.loads((out / "summary.json").read_text())["result_files"][0]
+
+
+def _edit_case(change: Callable[[dict[str, object]], None]) -> Callable[[Path], str]:
+    def edit(out: Path) -> str:
+        path = _first_case(out)
+        data = json.loads(path.read_text())
+        change(data)
+        path.write_text(json.dumps(data))
+        return path.name
+
+    return edit
+
+
+def _truncate(out: Path) -> str:
+    path = _first_case(out)
+    path.write_text(path.read_text()[:40])
+    return path.name
+
+
+def _remove(out: Path) -> str:
+    path = _first_case(out)
+    path.unlink()
+    return "summary.json"
+
+
+def _stray(out: Path) -> str:
+    (out / "old-run-12345678.result.json").write_text("{}")
+    return "old-run-12345678.result.json"
+
+
+BROKEN: list[tuple[str, Callable[[Path], str], str | None, str]] = [
+    ("truncated-case", _truncate, "line", "invalid JSON"),
+    ("score-not-a-number", _edit_case(lambda d: d["metrics"][0].update(score="high")),
+     "metrics[0].score", "expected a number"),
+    ("unknown-key", _edit_case(lambda d: d.update(verdict="ok")), "verdict", "unknown key"),
+    ("status-lies", _edit_case(lambda d: d.update(status="error")), "status", "does not match"),
+    ("pass-rate-edited", _edit_summary("pass_rate", 1.0), "pass_rate", "case result files give"),
+    ("summary-bad-type", _edit_summary("cases", "nine"), "cases", "expected an integer"),
+    ("listed-file-missing", _remove, "result_files[0]", "which is missing"),
+    ("unlisted-file", _stray, None, "not listed in summary.json"),
+]
+
+
+@pytest.mark.parametrize(
+    ("breaker", "location", "words"), [b[1:] for b in BROKEN], ids=[b[0] for b in BROKEN]
+)
+def test_broken_result_folders_name_the_file_and_place(
+    tmp_path: Path, mixed_suite: SuiteResult, breaker: Callable[[Path], str],
+    location: str | None, words: str,
+) -> None:
+    out = write_results(mixed_suite, tmp_path)
+    file_name = breaker(out)
+    with pytest.raises(ResultFileError) as caught:
+        read_results(out)
+    error = caught.value
+    assert error.source is not None and Path(error.source).name == file_name
+    if location == "line":
+        assert error.location is not None and error.location.startswith("line ")
+    else:
+        assert error.location == location
+    assert words in error.message
+
+
+@pytest.mark.parametrize("setup", ["empty", "missing", "cases-without-summary"])
+def test_a_folder_holding_no_result_is_refused(tmp_path: Path, setup: str) -> None:
+    folder = tmp_path / "results"
+    if setup != "missing":
+        folder.mkdir()
+    if setup == "cases-without-summary":
+        (folder / "a-12345678.result.json").write_text("{}")
+    with pytest.raises(ResultFileError) as caught:
+        read_results(folder)
+    assert caught.value.source == str(folder)
