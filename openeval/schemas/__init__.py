@@ -82,13 +82,16 @@ def _describe(error: ValidationError) -> tuple[str, str]:
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return path, f"missing required key {missing!r}"
     if kind == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - set(allowed))
+        schema: Any = error.schema
+        instance: Any = error.instance
+        allowed = sorted(schema.get("properties", {}))
+        extra = sorted(set(instance) - set(allowed))
         hint = f"; expected one of: {', '.join(allowed)}" if allowed else ""
         where = json_path([*error.absolute_path, extra[0]]) if extra else path
         return where, f"unknown key {extra[0]!r}{hint}" if extra else error.message
     if kind == "enum":
-        options = ", ".join(repr(v) for v in error.validator_value)
+        choices: Any = error.validator_value
+        options = ", ".join(repr(v) for v in choices)
         return path, f"expected one of {options}, got {error.instance!r}"
     if kind in ("minimum", "maximum", "minLength"):
         return path, f"{error.instance!r} is out of range ({kind} {error.validator_value})"
