@@ -74,7 +74,7 @@ def _describe(error: ValidationError) -> tuple[str, str]:
     path = json_path(error.absolute_path)
     kind = error.validator
     if kind == "type":
-        wanted = error.validator_value
+        wanted: Any = error.validator_value
         names = [wanted] if isinstance(wanted, str) else list(wanted)
         expected = " or ".join(_TYPE_WORDS.get(n, n) for n in names)
         return path, f"expected {expected}, got {_type_word(error.instance)}"
