@@ -1,0 +1,81 @@
+"""The Markdown report: verdict headline, tables, folded long sections, escaped cells."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from openeval.models import MetricResult
+from openeval.report import render
+from openeval.report.markdown import FOLD_OVER, cell
+from openeval.results import CaseResult, SuiteResult
+from openeval.runner import run_suite
+
+SUITES = Path(__file__).parents[1] / "data" / "suites"
+
+
+def case(case_id: str, *verdicts: bool | None, error: str | None = None,
+         details: str = "ok") -> CaseResult:
+    metrics = tuple(
+        MetricResult(metric_name=f"m{i}", score=1.0 if v is not False else 0.0, passed=v,
+                     details=details)
+        for i, v in enumerate(verdicts)
+    )
+    return CaseResult(case_id=case_id, task_id=case_id, testcase_path=None, trace_path=None,
+                      trace_format=None, metrics=metrics, error=error)
+
+
+HEADLINES = [
+    ("passed", SuiteResult(cases=(case("a", True, None),)),
+     "## ✅ OpenEval: pass rate 100.0%, gate passed"),
+    ("failed", SuiteResult(cases=(case("a", True, False),)),
+     "## ❌ OpenEval: pass rate 50.0%, gate failed"),
+    ("fail-under", SuiteResult(cases=(case("a", True, True, True, False),), fail_under=0.7),
+     "## ✅ OpenEval: pass rate 75.0%, gate passed"),
+    ("nothing-evaluated", SuiteResult(cases=(case("a", None),)),
+     "## ❌ OpenEval: no pass rate: nothing evaluated, gate failed"),
+]
+
+
+@pytest.mark.parametrize(("suite", "headline"), [h[1:] for h in HEADLINES],
+                         ids=[h[0] for h in HEADLINES])
+def test_headline_states_rate_and_verdict(suite: SuiteResult, headline: str) -> None:
+    text = render(suite, "markdown")
+    assert text.splitlines()[0] == headline
+    has_gate_line = "Gate: pass rate at least 70.0% (`--fail-under 0.7`)" in text
+    assert has_gate_line is (suite.fail_under is not None)
+
+
+def test_tables_failures_and_errors_of_a_real_suite() -> None:
+    suite = run_suite(SUITES / "legacy_021")
+    broken = run_suite(SUITES / "mixed")
+    text = render(SuiteResult(cases=suite.cases + broken.cases), "markdown")
+    assert "| metric | passed | failed | n.a. | pass rate |" in text
+    assert "| argument_correctness | 4 | 1 | 0 | 80.0% |" in text
+    assert "| testcases/refund.json | ❌ failed |" in text
+    assert "| b-missing-trace | ⚠️ error | - |" in text
+    failures = text.split("### Failures", 1)[1].split("###", 1)[0]
+    assert "| testcases/refund.json | goal_completion_rate | 0.00 |" in failures
+    errors = text.split("### Errored cases", 1)[1]
+    assert "several trace files beside the test case" in errors
+
+
+def test_cells_escape_pipes_newlines_and_html() -> None:
+    assert cell("a|b\nc <d> & e") == "a\\|b<br>c &lt;d&gt; &amp; e"
+    suite = SuiteResult(cases=(case("x|y", False, details="got 'a|b'\nthen <c>"),))
+    text = render(suite, "markdown")
+    assert "| x\\|y | m0 | 0.00 | got 'a\\|b'<br>then &lt;c&gt; |" in text
+
+
+@pytest.mark.parametrize(("count", "folded"), [(FOLD_OVER, False), (FOLD_OVER + 1, True)])
+def test_long_case_table_folds(count: int, folded: bool) -> None:
+    suite = SuiteResult(cases=tuple(case(f"c{i:02d}", True) for i in range(count)))
+    text = render(suite, "markdown")
+    assert (f"<details><summary>All {count} cases</summary>" in text) is folded
+    assert text.count("| ✅ passed |") == count
+
+
+def test_same_suite_same_text() -> None:
+    suite = run_suite(SUITES / "mixed")
+    assert render(suite, "markdown") == render(run_suite(SUITES / "mixed"), "markdown")
