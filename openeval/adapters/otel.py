@@ -104,11 +104,13 @@ def _decode_id(value: Any, *, size: int, where: str, reader: _Reader) -> str:
 def _decode_nanos(value: Any, where: str, reader: _Reader) -> int:
     if value is None:
         return 0
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,20}", value):
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**64:
         return value
-    raise reader.fail(f"expected nanoseconds as a digit string, got {_kind(value)}", where)
+    raise reader.fail(
+        f"expected nanoseconds as a digit string (unsigned 64-bit), got {_kind(value)}", where
+    )
 
 
 def _decode_any_value(value: Any, where: str, reader: _Reader) -> Any:
@@ -137,11 +139,13 @@ def _string_value(inner: Any, where: str, reader: _Reader) -> Any:
 
 def _int_value(inner: Any, where: str, reader: _Reader) -> Any:
     # int64 travels as a JSON string in OTLP/JSON; some writers emit a plain number.
-    if isinstance(inner, str) and re.fullmatch(r"-?\d{1,20}", inner):
-        return int(inner)
-    if isinstance(inner, int) and not isinstance(inner, bool):
+    if isinstance(inner, str) and re.fullmatch(r"-?[0-9]{1,19}", inner):
+        inner = int(inner)
+    if isinstance(inner, int) and not isinstance(inner, bool) and -(2**63) <= inner < 2**63:
         return inner
-    raise reader.fail(f"expected an integer (as a digit string), got {_kind(inner)}", where)
+    raise reader.fail(
+        f"expected a 64-bit integer (as a digit string), got {_kind(inner)}", where
+    )
 
 
 def _double_value(inner: Any, where: str, reader: _Reader) -> Any:

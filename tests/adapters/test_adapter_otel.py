@@ -453,6 +453,10 @@ SPAN = "resourceSpans[0].scopeSpans[0].spans[0]"
     [
         (_doc({"spanId": "xyz"}), f"{SPAN}.spanId", "id of 8 bytes"),
         (_doc({"startTimeUnixNano": 1.5}), f"{SPAN}.startTimeUnixNano", "nanoseconds"),
+        (_doc({"startTimeUnixNano": "9" * 25}), f"{SPAN}.startTimeUnixNano", "64-bit"),
+        (_doc({"endTimeUnixNano": "\u00b2"}), f"{SPAN}.endTimeUnixNano", "nanoseconds"),
+        (_doc({"attributes": [{"key": "a", "value": {"intValue": "9" * 19}}]}),
+         f"{SPAN}.attributes[0].value.intValue", "64-bit integer"),
         (_doc({"attributes": [{"key": "a", "value": {"intValue": "x1"}}]}),
          f"{SPAN}.attributes[0].value.intValue", "integer"),
         (_doc({"attributes": [{"key": "a", "value": {"fooValue": 1}}]}),

@@ -16,14 +16,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from openeval.adapters import detect_format, format_names, load_trace
 from openeval.adapters.base import ZSTD_MAGIC, TraceSource
-from openeval.errors import OpenEvalError
+from openeval.errors import OpenEvalError, TraceFormatError
+from openeval.jsonio import dump_json
 from openeval.models import AgentTrace
+from openeval.schemas import validate
 
 DATA = Path(__file__).parent.parent / "data" / "adapters"
 _SKIP_SUFFIXES = (".py", ".md", ".txt")
@@ -69,6 +72,9 @@ def _expect_trace_or_error(read: Any, path: Path, how: str) -> None:
             f"input {path.name} ({len(content)} bytes): {content[:400]!r}"
         )
     assert isinstance(trace, AgentTrace), f"{how} returned {type(trace).__name__}"
+    # What a reader returns must survive `openeval convert` and read back as a native trace.
+    document = orjson.loads(dump_json(trace.to_dict()))
+    validate(document, "trace", source=f"{how} output of {path.name}", error=TraceFormatError)
 
 
 def _workdir(golden: Path | None = None) -> Iterator[Path]:
