@@ -524,3 +524,26 @@ def _iter_goldens() -> Iterator[Path]:
 
 def test_every_golden_input_has_an_expected_file() -> None:
     assert {p.name for p in _iter_goldens()} == set(GOLDENS)
+
+
+def test_zstd_compressed_jsonl_reads_the_same(tmp_path: Path, refund: AgentTrace) -> None:
+    import zstandard
+
+    compressor = zstandard.ZstdCompressor()
+    lines = (DATA / "refund_errors.otlp.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "refund_errors.otlp.jsonl.zst"
+    path.write_bytes(b"".join(compressor.compress(line) for line in lines))
+    assert load_trace(path) == refund
+
+
+def test_example_case_passes_every_metric() -> None:
+    from openeval.metrics import all_metrics
+    from openeval.testcase_file import load_test_case
+
+    folder = Path(__file__).parent.parent.parent / "examples" / "otel"
+    case = load_test_case(folder / "testcase.json")
+    assert case.trace is not None
+    trace = load_trace(folder / case.trace)
+    results = [m.score(trace, case) for m in all_metrics()]
+    assert [r.metric_name for r in results if r.passed is False] == []
+    assert sum(r.passed is True for r in results) >= 7
