@@ -9,6 +9,9 @@ proposals/0010-fixtura-adapter.md.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -49,6 +52,24 @@ def recorded_verdict(metadata: dict[str, Any]) -> Any:
     return None
 
 
+@contextmanager
+def _current_folder_importable() -> Iterator[None]:
+    """Let ``module:attr`` name a module in the current folder, as ``python -m`` would.
+
+    ``openeval`` runs as a console script, whose sys.path lacks the current folder. It is added
+    last, and only while the spec is imported, so it never shadows an installed package.
+    """
+    folder = str(Path.cwd())
+    added = folder not in sys.path
+    if added:
+        sys.path.append(folder)
+    try:
+        yield
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
+
+
 def compute_verdict(
     recorded: Any, agent_spec: str, *, trace_path: Path, fingerprint_location: str | None = None
 ) -> DriftReport:
@@ -73,11 +94,12 @@ def compute_verdict(
         ) from None
     where = f"--agent-spec {agent_spec}"
     try:
-        spec = load_agent_spec(agent_spec)
+        with _current_folder_importable():
+            spec = load_agent_spec(agent_spec)
     except AgentSpecError as exc:
         raise SuiteError(
             f"{exc} (expected module:attribute naming a fixtura AgentSpec or a function "
-            "returning one; run from your project root or set PYTHONPATH)",
+            "returning one, importable from the current folder or PYTHONPATH)",
             location=where,
         ) from None
     except Exception as exc:  # the user's own module failed while importing or building

@@ -333,6 +333,19 @@ def test_changed_agent_is_drifted(
     assert freshness.score(trace, EvalTestCase(task_id="checkout")).passed is False
 
 
+def test_agent_spec_module_in_the_current_folder_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The openeval console script has no current folder on sys.path; `fixtura check-drift`
+    # users expect `--agent-spec my_agent:spec` to work from their project root anyway.
+    shutil.copyfile(EXAMPLE / "checkout_agent.py", tmp_path / "shop_agent_here.py")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    trace = from_fixtura_trace(DATA / "checkout.trace", agent_spec="shop_agent_here:spec")
+    assert trace.metadata["fingerprint_verdict"] == "PASS"
+    assert str(tmp_path) not in sys.path
+
+
 def test_trace_without_fingerprint_is_unverified(agent: Any, tmp_path: Path) -> None:
     ExecutionRecorder(tmp_path / "old.trace").record_event(
         {"event_type": "llm_call", "timestamp": 1.0, "completion": "hi"}
