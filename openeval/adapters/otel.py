@@ -501,20 +501,17 @@ def _trace_of_spans(spans: list[_Span], reader: _Reader, task_id: str) -> AgentT
     for number, step in enumerate(reader.steps, start=1):
         step.step_id = number
 
-    root = next((a for a in agents if not a.parent_id), agents[0] if agents else None)
-    metadata: dict[str, Any] = {"source_format": "otel"}
-    trace_ids = sorted({s.trace_id for s in spans if s.trace_id})
-    if trace_ids:
-        metadata["otel_trace_ids"] = trace_ids
+    root = _root_agent(agents)
+    otel: dict[str, Any] = {"trace_ids": sorted({s.trace_id for s in spans if s.trace_id})}
     service = next((s.resource.get("service.name") for s in spans if s.resource), None)
     if isinstance(service, str):
-        metadata["service_name"] = service
+        otel["service_name"] = service
     task_input = first_input or ""
     final_output = last_model_text
     if root is not None:
         agent_name = root.attrs.get("gen_ai.agent.name")
         if isinstance(agent_name, str):
-            metadata["agent_name"] = agent_name
+            otel["agent_name"] = agent_name
         task_input = _first_text(_messages(root, "gen_ai.input.messages", reader), "user") or (
             task_input
         )
@@ -526,8 +523,14 @@ def _trace_of_spans(spans: list[_Span], reader: _Reader, task_id: str) -> AgentT
         input=task_input,
         steps=reader.steps,
         final_output=final_output,
-        metadata=metadata,
+        metadata={"otel": otel},
     )
+
+
+def _root_agent(agents: list[_Span]) -> _Span | None:
+    """Return the outermost ``invoke_agent`` span: the first not nested in another agent span."""
+    agent_ids = {a.span_id for a in agents}
+    return next((a for a in agents if a.parent_id not in agent_ids), None)
 
 
 def _fill_from_messages(tool_ids: list[tuple[TraceStep, str | None]], reader: _Reader) -> None:

@@ -358,8 +358,11 @@ def test_weather_steps_in_time_order_and_http_dropped(weather: AgentTrace) -> No
     assert weather.task_id == "weather_agent"
     assert weather.input == "What is the weather in Paris?"
     assert weather.final_output == "It is 18 C and sunny in Paris."
-    assert weather.metadata["agent_name"] == "weather-bot"
-    assert weather.metadata["service_name"] == "weather-bot"
+    assert weather.metadata["otel"] == {
+        "agent_name": "weather-bot",
+        "service_name": "weather-bot",
+        "trace_ids": ["00000000000000000000000000abc001"],
+    }
 
 
 def test_weather_model_step_fields(weather: AgentTrace) -> None:
@@ -393,8 +396,8 @@ def test_refund_content_from_messages_errors_and_bad_args(refund: AgentTrace) ->
     assert refund.steps[0].provider == "anthropic"
     assert refund.final_output == "Retrying the refund."
     assert refund.input == "Refund order 42"
-    assert refund.metadata["agent_name"] == "refund-agent"
-    assert len(refund.metadata["otel_trace_ids"]) == 1
+    assert refund.metadata["otel"]["agent_name"] == "refund-agent"
+    assert len(refund.metadata["otel"]["trace_ids"]) == 1
 
 
 def test_messages_only_trace_takes_calls_from_messages() -> None:
@@ -547,3 +550,18 @@ def test_example_case_passes_every_metric() -> None:
     results = [m.score(trace, case) for m in all_metrics()]
     assert [r.metric_name for r in results if r.passed is False] == []
     assert sum(r.passed is True for r in results) >= 7
+
+
+def test_root_agent_is_the_outermost_even_under_a_server_span() -> None:
+    def agent(span_id: str, parent: str, start: str, answer: str) -> dict[str, Any]:
+        out = orjson.dumps([{"role": "assistant", "parts": [{"type": "text", "content": answer}]}])
+        return {"traceId": "ab" * 16, "spanId": span_id, "parentSpanId": parent,
+                "name": "invoke_agent", "startTimeUnixNano": start,
+                "attributes": [{"key": "gen_ai.output.messages",
+                                "value": {"stringValue": out.decode()}}]}
+    spans = [agent("00000000000000b2", "00000000000000b1", "3", "inner"),
+             agent("00000000000000b1", "00000000000000a1", "2", "outer"),
+             {"traceId": "ab" * 16, "spanId": "00000000000000a1", "name": "POST /chat",
+              "startTimeUnixNano": "1"}]
+    doc = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    assert from_otel_spans(doc).final_output == "outer"
