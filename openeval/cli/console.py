@@ -85,7 +85,9 @@ def _rich_suite_table(suite: SuiteResult) -> None:
 
     names = list(suite.per_metric())
     table = Table(title="OpenEval results", show_lines=False)
-    table.add_column("case", overflow="fold")
+    # Case ids are what a reader searches for: keep them whole, up to a sensible width.
+    widest = max((len(c.case_id) for c in suite.cases), default=4)
+    table.add_column("case", overflow="fold", min_width=min(widest, 60))
     for name in names:
         table.add_column(name.replace("_", " "), justify="center")
     for case in suite.cases:
