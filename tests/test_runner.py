@@ -85,7 +85,8 @@ def test_errored_case_keeps_the_task_id_it_could_read(mixed: dict[str, CaseResul
 
 
 def test_trace_key_is_read_relative_to_the_test_case(mixed: dict[str, CaseResult]) -> None:
-    assert mixed["f-trace-key"].trace_path == (MIXED / "f-trace-key/recordings/run-1.json").as_posix()
+    expected = MIXED / "f-trace-key" / "recordings" / "run-1.json"
+    assert mixed["f-trace-key"].trace_path == expected.as_posix()
 
 
 def test_021_layout_pairs_testcases_with_traces() -> None:
