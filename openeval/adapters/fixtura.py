@@ -32,7 +32,7 @@ seconds they would lie past the year 5000."""
 _TRACE_SUFFIXES = {".trace", ".jsonl", ".json", ".zst", ".zstd", ".ndjson"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Event:
     """One event with where it came from, so every error can name its file and line."""
 
