@@ -453,6 +453,8 @@ def sniff(document: Any) -> tuple[Vendor | None, str]:
         if isinstance(content, list):
             for block in content:
                 block_kind = block.get("type") if isinstance(block, dict) else None
+                if not isinstance(block_kind, str):
+                    continue
                 if _is_anthropic_block(block_kind):
                     anthropic_hit = True
                 elif block_kind in OPENAI_PARTS:

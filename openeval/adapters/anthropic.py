@@ -183,7 +183,7 @@ class _Reader:
                 thinking = block.get("thinking")
                 if isinstance(thinking, str):
                     turn.reasoning.append(thinking)
-            elif kind in CALL_BLOCKS:
+            elif isinstance(kind, str) and kind in CALL_BLOCKS:
                 name = require_str(block, "name", source=self.source, location=block_at)
                 step = tool_call_step(name, parse_arguments(block.get("input")))
                 turn.calls.append((step, optional_str(block, "id"), True))

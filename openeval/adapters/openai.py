@@ -16,6 +16,7 @@ text is the trace's ``input``. See ``proposals/0012-openai-adapter.md`` for ever
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -189,8 +190,9 @@ class _Reader:
         self._close_turn()
         turn = self.turn = self._new_turn(document, created_key="created_at")
         turn.tokens = _responses_tokens(document.get("usage"))
-        started, ended = document.get("created_at"), document.get("completed_at")
-        if _is_number(started) and _is_number(ended) and ended >= started:
+        started = _seconds(document.get("created_at"))
+        ended = _seconds(document.get("completed_at"))
+        if started and ended >= started:
             turn.latency_ms = round((ended - started) * 1000.0, 3)
         for index, item in enumerate(output):
             item_at = f"{location}[{index}]"
@@ -204,7 +206,7 @@ class _Reader:
         return Turn(
             provider=PROVIDER,
             model=optional_str(document, "model"),
-            timestamp=float(created) if _is_number(created) else 0.0,
+            timestamp=_seconds(created),
         )
 
     # --- single items ------------------------------------------------------------------------
@@ -403,6 +405,17 @@ def _free_text(value: Any) -> Arguments:
 
 def _is_number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _seconds(value: Any) -> float:
+    """Return an epoch time as float seconds; 0.0 when it is missing or not a finite number."""
+    if not _is_number(value):
+        return 0.0
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return 0.0
+    return seconds if math.isfinite(seconds) else 0.0
 
 
 def _chat_tokens(usage: Any) -> dict[str, int] | None:

@@ -372,7 +372,7 @@ def test_bad_input_names_file_and_path(
 
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4)
     | st.dictionaries(
         st.sampled_from(["role", "content", "type", "text", "thinking", "id", "name", "input",
@@ -398,6 +398,39 @@ def test_any_input_gives_a_trace_or_our_error(document: Any) -> None:
     try:
         trace = from_anthropic_messages(document)
     except OpenEvalError:
+        return
+    assert AgentTrace.from_dict(trace.to_dict()) == trace
+
+
+def _mutate(document: Any, path: list[int], replacement: Any) -> Any:
+    """Return ``document`` with the node that ``path`` walks to replaced (indices wrap)."""
+    if not path or not isinstance(document, (dict, list)) or not document:
+        return replacement
+    keys = sorted(document) if isinstance(document, dict) else list(range(len(document)))
+    key = keys[path[0] % len(keys)]
+    copy: Any = dict(document) if isinstance(document, dict) else list(document)
+    copy[key] = _mutate(document[key], path[1:], replacement)
+    return copy
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(sorted(PRODUCERS)),
+       path=st.lists(st.integers(min_value=0, max_value=50), max_size=6),
+       replacement=JSON)
+def test_mutated_golden_files_give_a_trace_or_our_error(
+    name: str, path: list[int], replacement: Any, tmp_path: Path
+) -> None:
+    document = orjson.loads((DATA / f"{name}.json").read_bytes())
+    mutated = tmp_path / "mutated.json"
+    _write(mutated, _mutate(document, path, replacement))
+    adapter = get_adapter("anthropic")
+    refusal = adapter.refusal(TraceSource(mutated))  # must never raise
+    assert refusal is None or isinstance(refusal, str)
+    try:
+        trace = adapter.load(TraceSource(mutated))
+    except OpenEvalError as exc:
+        assert exc.source == str(mutated)
         return
     assert AgentTrace.from_dict(trace.to_dict()) == trace
 
