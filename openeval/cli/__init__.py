@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import click
 
-from openeval.version import __version__
 from openeval.cli.report import report
 from openeval.cli.run import run
 from openeval.cli.trace import convert, inspect, snapshot
+from openeval.version import __version__
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
