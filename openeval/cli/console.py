@@ -67,6 +67,9 @@ def _console() -> Console:
 
 _STYLE = {"pass": "green", "fail": "bold red", "n.a.": "dim"}
 
+TABLE_ALL_UP_TO = 50
+"""Suites with more cases than this list only the cases that did not pass."""
+
 
 def print_suite(suite: SuiteResult, *, quiet: bool) -> None:
     """Print the cases x metrics table (unless ``quiet``) and the summary line."""
@@ -74,9 +77,15 @@ def print_suite(suite: SuiteResult, *, quiet: bool) -> None:
         if is_terminal():
             _rich_suite_table(suite)
         else:
+            big = len(suite.cases) > TABLE_ALL_UP_TO
             for case in suite.cases:
+                if big and case.passed:
+                    continue
                 for line in _plain_case_lines(case):
                     click.echo(line)
+            hidden = sum(c.passed for c in suite.cases) if big else 0
+            if hidden:
+                click.echo(f"({hidden} passing cases not listed)")
     click.echo(summary_line(suite))
 
 
@@ -84,13 +93,17 @@ def _rich_suite_table(suite: SuiteResult) -> None:
     from rich.table import Table
 
     names = list(suite.per_metric())
-    table = Table(title="OpenEval results", show_lines=False)
+    shown = [c for c in suite.cases if not c.passed] if len(suite.cases) > TABLE_ALL_UP_TO else None
+    rows = suite.cases if shown is None else tuple(shown)
+    hidden = len(suite.cases) - len(rows)
+    caption = f"{hidden} passing cases not shown" if hidden else None
+    table = Table(title="OpenEval results", caption=caption, show_lines=False)
     # Case ids are what a reader searches for: keep them whole, up to a sensible width.
-    widest = max((len(c.case_id) for c in suite.cases), default=4)
+    widest = max((len(c.case_id) for c in rows), default=4)
     table.add_column("case", overflow="fold", min_width=min(widest, 60))
     for name in names:
         table.add_column(name.replace("_", " "), justify="center")
-    for case in suite.cases:
+    for case in rows:
         if case.errored:
             reason = _escape(case.error or "")
             table.add_row(f"[bold red]{_escape(case.case_id)}[/]", f"[red]error: {reason}[/]")
@@ -137,12 +150,17 @@ def progress_bar(enabled: bool) -> Iterator[Callable[[int, int, CaseResult], Non
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    # No refresh thread: worker processes are forked while the bar is shown, and forking a
+    # process that runs threads is unsafe. The callback redraws about a hundred times a run.
     with Progress(
-        TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), transient=True
+        TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), transient=True,
+        auto_refresh=False,
     ) as progress:
         task = progress.add_task("cases", total=None)
 
         def advance(done: int, total: int, case: CaseResult) -> None:
             progress.update(task, completed=done, total=total)
+            if done == total or done % max(1, total // 100) == 0:
+                progress.refresh()
 
         yield advance
