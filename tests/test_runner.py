@@ -161,3 +161,9 @@ def test_a_bug_is_raised_not_turned_into_a_score() -> None:
     with pytest.raises(ZeroDivisionError):
         run_case(MIXED / "a-good/testcase.json", MIXED / "a-good/trace.json",
                  metrics=[ExplodingMetric()])
+
+
+def test_a_single_case_folder_is_a_suite_of_one() -> None:
+    (spec,) = discover(EXAMPLES / "simple_agent")
+    assert spec.case_id == "testcase.json"
+    assert spec.trace_path == EXAMPLES / "simple_agent" / "trace.json"

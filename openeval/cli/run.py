@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 def fail(error: OpenEvalError, code: int) -> NoReturn:
     """Print ``error`` as one line on stderr and exit with ``code``."""
-    click.echo(f"openeval: error: {error}", err=True)
+    # One line, always: CI log parsers and the GitHub Action read the first line only.
+    message = " ".join(str(error).split("\n"))
+    click.echo(f"openeval: error: {message}", err=True)
     raise SystemExit(code)
 
 

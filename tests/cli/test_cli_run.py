@@ -213,3 +213,11 @@ def test_on_a_terminal_cases_are_drawn_as_a_table(tmp_path: Path) -> None:
     assert ANSI.search(text)
     assert "testcases/refund.json" in text and "fail" in text
     assert ANSI.sub("", text).rstrip().splitlines()[-1].startswith("openeval: 2 case(s)")
+
+
+def test_an_error_message_spanning_lines_prints_as_one(openeval: Invoke, tmp_path: Path) -> None:
+    folder = tmp_path / "odd\nname"
+    trace, testcase = _write_case(folder, "{")
+    out = openeval("run", "--trace", str(trace), "--testcase", str(testcase))
+    assert out.code == EXIT_USAGE
+    assert out.stderr.count("\n") == 1 and "odd name" in out.stderr
