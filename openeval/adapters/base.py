@@ -80,7 +80,8 @@ class TraceSource:
                 source=self.path,
             )
         try:
-            data = self.path.read_bytes()
+            # A head shorter than its limit is the whole file: no second read.
+            data = self.head if len(self.head) < HEAD_BYTES else self.path.read_bytes()
             return parse_json(data, source=self.path, error=TraceFormatError), None
         except TraceFormatError as exc:
             return None, exc
@@ -99,14 +100,37 @@ class TraceSource:
     def first_json_line(self) -> Any:
         """Return the first non-blank line parsed as JSON, or None if it is not JSON.
 
-        Works on plain and zstd-compressed files; reads only as far as the first line.
+        Works on plain and zstd-compressed files; reads only as far as the first line, and
+        only once (several adapters sniff it during detection). When the head already holds
+        that line, the file is not opened again.
         """
+        return self._first_json_line
+
+    @cached_property
+    def _first_json_line(self) -> Any:
         try:
+            if not self.is_zstd:
+                found = self._first_line_in_head()
+                if found is not _NOT_IN_HEAD:
+                    return found
             for _, value in self.json_lines():
                 return value
         except TraceFormatError:
             return None
         return None
+
+    def _first_line_in_head(self) -> Any:
+        """Return the first non-blank line of the head parsed, or _NOT_IN_HEAD if cut short."""
+        lines = self.head.split(b"\n")
+        if len(self.head) == HEAD_BYTES:
+            lines.pop()  # may continue past the head
+        for number, line in enumerate(lines, start=1):
+            if len(line) > self.options.max_line_bytes:
+                raise _too_long(self.path, number, self.options.max_line_bytes)
+            value = _parse_line(line, number, self.path)
+            if value is not _BLANK:
+                return value
+        return _NOT_IN_HEAD
 
     def json_lines(self) -> Iterator[tuple[int, Any]]:
         """Yield ``(line_number, value)`` for each non-blank line, decompressing zstd on the fly.
@@ -247,6 +271,7 @@ def _too_long(path: Path, line_no: int, limit: int) -> TraceFormatError:
 
 
 _BLANK = object()
+_NOT_IN_HEAD = object()
 
 
 def _parse_line(line: bytes | bytearray, line_no: int, path: Path) -> Any:
