@@ -327,6 +327,21 @@ def _run_spec(spec: CaseSpec, job: _Job) -> CaseResult:
     )
 
 
+_worker_job: _Job | None = None
+"""The job of this worker process, set once by the pool's initializer."""
+
+
+def _start_worker(job: _Job) -> None:
+    global _worker_job
+    _worker_job = job
+
+
+def _run_spec_in_worker(spec: CaseSpec) -> CaseResult:
+    if _worker_job is None:  # only _score_all starts workers, always with an initializer
+        raise RuntimeError("worker started without a job")
+    return _run_spec(spec, _worker_job)
+
+
 def _score_all(specs: list[CaseSpec], job: _Job, workers: int) -> Iterator[CaseResult]:
     if workers <= 1:
         for spec in specs:
@@ -334,13 +349,15 @@ def _score_all(specs: list[CaseSpec], job: _Job, workers: int) -> Iterator[CaseR
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
-    from itertools import repeat
 
-    # fork keeps adapters and metrics registered at run time; map keeps suite order.
+    # fork keeps adapters and metrics registered at run time; the job is handed over once
+    # per worker, not once per case; map keeps suite order.
     context = multiprocessing.get_context("fork")
     chunk = max(1, min(256, len(specs) // (workers * 8)))
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        yield from pool.map(_run_spec, specs, repeat(job), chunksize=chunk)
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_start_worker, initargs=(job,)
+    ) as pool:
+        yield from pool.map(_run_spec_in_worker, specs, chunksize=chunk)
 
 
 def run_suite(
