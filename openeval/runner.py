@@ -21,12 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from openeval.errors import OpenEvalError, SuiteError, TestCaseError, TraceFormatError
+from openeval.errors import OpenEvalError, SuiteError, TestCaseError
 from openeval.results import CaseResult, SuiteResult
 from openeval.testcase_file import load_test_case
 
 if TYPE_CHECKING:
-    from openeval.adapters.base import LoadOptions, TraceSource
+    from openeval.adapters.base import LoadOptions
     from openeval.metrics.base import Metric
     from openeval.models import AgentTrace, EvalTestCase, MetricResult
 
@@ -201,7 +201,9 @@ def evaluate_case(
         trace_file = testcase_path.parent / test_case.trace
     if trace_file is None:
         raise TestCaseError(problem or "no trace given for this test case", source=testcase_path)
-    trace, trace_format = _load_trace(trace_file, format, options)
+    from openeval.adapters.registry import read_trace
+
+    trace, trace_format = read_trace(trace_file, format, options=options)
     return CaseResult(
         case_id=case_id if case_id is not None else testcase_path.as_posix(),
         task_id=test_case.task_id,
@@ -255,44 +257,6 @@ def _task_id_hint(testcase_path: Path) -> str:
         return testcase_path.stem
     task_id = document.get("task_id") if isinstance(document, dict) else None
     return task_id if isinstance(task_id, str) else testcase_path.stem
-
-
-def _load_trace(
-    path: Path, format: str | None, options: LoadOptions | None
-) -> tuple[AgentTrace, str]:
-    """Return the trace in ``path`` and the name of the adapter that read it.
-
-    The same steps as :func:`openeval.adapters.load_trace`, kept apart only because the result
-    records which format was detected.
-    """
-    from openeval.adapters.base import TraceSource
-    from openeval.adapters.registry import detect_format, get_adapter
-
-    source = TraceSource(path, options)
-    if not source.head.strip():  # a missing file fails here, before any adapter is asked
-        raise TraceFormatError("empty file, expected a trace", source=path)
-    if format:
-        adapter = get_adapter(format)
-    else:
-        try:
-            adapter = detect_format(source)
-        except TraceFormatError:
-            _raise_if_broken_json(source)
-            raise
-    return adapter.load(source), adapter.name
-
-
-def _raise_if_broken_json(source: TraceSource) -> None:
-    """Raise the parse error of a file that starts like one JSON document but is not valid.
-
-    "No adapter knows this format" would hide the real problem (a truncated or hand-edited
-    file); the parse error names the line and column.
-    """
-    if source.is_zstd or source.head.lstrip()[:1] not in (b"{", b"["):
-        return
-    if source.first_json_line() is not None:
-        return  # JSON Lines whose first line parses: the adapters' refusals say more
-    source.document()
 
 
 PARALLEL_FROM = 500

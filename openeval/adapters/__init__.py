@@ -16,6 +16,7 @@ from openeval.adapters.registry import (
     format_names,
     get_adapter,
     load_trace,
+    read_trace,
     register_adapter,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "from_otel_spans",
     "get_adapter",
     "load_trace",
+    "read_trace",
     "register_adapter",
 ]
 

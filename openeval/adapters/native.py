@@ -18,12 +18,14 @@ class NativeAdapter:
     description = "OpenEval trace JSON (AgentTrace.to_dict(); openeval-core 0.2.1 traces too)"
 
     def refusal(self, source: TraceSource) -> str | None:
-        """Return None for a JSON object holding ``steps`` as a list, else why not."""
+        """Return None for a JSON object with a string ``task_id`` and a ``steps`` list."""
         document = source.document_or_none()
         if not isinstance(document, dict):
             return "not a JSON object" if document is not None else "not a JSON document"
         if not isinstance(document.get("steps"), list):
             return "no 'steps' list"
+        if not isinstance(document.get("task_id"), str):
+            return "no 'task_id' string"
         return None
 
     def load(self, source: TraceSource) -> AgentTrace:

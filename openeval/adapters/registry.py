@@ -17,16 +17,17 @@ from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
 from openeval.errors import TraceFormatError
 from openeval.models import AgentTrace
 
-# Detection order: the most specific shapes first, the native format (the loosest) last.
-# Intended order once every adapter has landed: fixtura, otel, langchain, openai, anthropic,
-# native. Each adapter module adds its own line here when it exists.
+# Detection order. The native format comes first: it is what suites hold most, and its refusal
+# (an object with a string task_id and a steps list) matches no other format's shape. Among
+# the others, the most specific shapes come before the looser ones (openai before anthropic:
+# a text-only message list reads as openai).
 _BUILTIN: dict[str, str] = {
+    "native": "openeval.adapters.native",
     "fixtura": "openeval.adapters.fixtura",
     "otel": "openeval.adapters.otel",
     "langchain": "openeval.adapters.langchain",
     "openai": "openeval.adapters.openai",
     "anthropic": "openeval.adapters.anthropic",
-    "native": "openeval.adapters.native",
 }
 
 _extra: dict[str, TraceAdapter] = {}
@@ -85,6 +86,7 @@ def detect_format(source: TraceSource) -> TraceAdapter:
         if reason is None:
             return adapter
         reasons.append(f"{name}: {reason}")
+    _raise_if_broken_json(source)
     raise TraceFormatError(
         "not a trace format OpenEval knows (force one with --format); tried "
         + "; ".join(reasons),
@@ -92,15 +94,40 @@ def detect_format(source: TraceSource) -> TraceAdapter:
     )
 
 
+def _raise_if_broken_json(source: TraceSource) -> None:
+    """Raise the parse error of a file that starts like one JSON document but is not valid.
+
+    "No adapter knows this format" would hide the real problem (a truncated or hand-edited
+    file); the parse error names the line and column.
+    """
+    if source.is_zstd or source.head.lstrip()[:1] not in (b"{", b"["):
+        return
+    if source.first_json_line() is not None:
+        return  # JSON Lines whose first line parses: the adapters' refusals say more
+    source.document()
+
+
+def read_trace(
+    path: str | Path, format: str | None = None, *, options: LoadOptions | None = None
+) -> tuple[AgentTrace, str]:
+    """Return the trace stored in ``path`` and the name of the format it was read as.
+
+    The format is detected by content unless ``format`` names one. Raises TraceFormatError
+    (naming the file and, where known, the line or JSON path) when the file is missing, empty,
+    in no known format, or broken.
+    """
+    source = TraceSource(Path(path), options)
+    if not source.head.strip():  # a missing file fails here, before any adapter is asked
+        raise TraceFormatError("empty file, expected a trace", source=source.path)
+    adapter = get_adapter(format) if format else detect_format(source)
+    return adapter.load(source), adapter.name
+
+
 def load_trace(
     path: str | Path, format: str | None = None, *, options: LoadOptions | None = None
 ) -> AgentTrace:
     """Return the trace stored in ``path``, detecting its format by content unless ``format``.
 
-    Raises TraceFormatError (naming the file and, where known, the line or JSON path) when the
-    file is missing, in no known format, or broken.
+    Raises TraceFormatError as :func:`read_trace` does.
     """
-    source = TraceSource(Path(path), options)
-    source.head  # noqa: B018 - a missing file fails here, before any adapter is asked
-    adapter = get_adapter(format) if format else detect_format(source)
-    return adapter.load(source)
+    return read_trace(path, format, options=options)[0]
