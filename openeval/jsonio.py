@@ -56,5 +56,29 @@ def dump_json(value: Any) -> bytes:
 
 
 def dump_json_compact(value: Any) -> str:
-    """Return ``value`` as compact JSON text with sorted keys (for tool results kept as text)."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    """Return ``value`` as compact JSON text with sorted keys (for tool results kept as text).
+
+    orjson decodes 1024 levels of nesting but encodes only 254, so a hostile file can hold a
+    value that reads fine and cannot be written back: such a value is named, not raised.
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except orjson.JSONEncodeError:
+        return "[a value nested too deeply to show]"
+
+
+def json_kind(value: Any) -> str:
+    """Return how the JSON type of ``value`` reads in a message: "a string", "null" ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a JSON object"
+    return type(value).__name__

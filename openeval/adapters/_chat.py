@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import orjson
-
 from openeval.adapters.base import apply_envelope, split_envelope
+from openeval.adapters.tool_args import ToolArgs
 from openeval.errors import TraceFormatError
 from openeval.jsonio import dump_json_compact
 from openeval.models import AgentTrace, TraceStep
@@ -75,65 +74,6 @@ def _dump_object(value: Any) -> Any:
     return None
 
 
-def compact(value: Any) -> str:
-    """Return ``value`` as compact JSON text; a value nested too deeply to encode is named so.
-
-    orjson encodes at most 254 levels but decodes 1024, so a hostile file can hold a value that
-    reads fine and cannot be written back; that must not crash a read.
-    """
-    try:
-        return dump_json_compact(value)
-    except orjson.JSONEncodeError:
-        return "[a value nested too deeply to show]"
-
-
-@dataclass(frozen=True)
-class Arguments:
-    """Tool arguments as read from the source: a JSON object, or the raw text and why not."""
-
-    args: dict[str, Any] | None
-    raw: str = ""
-    error: str | None = None
-
-
-def parse_arguments(value: Any) -> Arguments:
-    """Return the tool arguments in ``value`` (JSON text or an already-decoded value).
-
-    A JSON object gives ``args``; empty text gives ``{}``. Anything else (invalid JSON, a list,
-    a number) gives ``args=None``, the raw text in ``raw`` and the reason in ``error`` - the one
-    rule every adapter follows, so a model's broken arguments never crash a read.
-    """
-    if isinstance(value, dict):
-        return Arguments(value)
-    if value is None:
-        return Arguments({})
-    if not isinstance(value, str):
-        return Arguments(
-            None, compact(value), f"arguments are not a JSON object: got {_kind(value)}"
-        )
-    if not value.strip():
-        return Arguments({})
-    try:
-        decoded = orjson.loads(value)
-    except orjson.JSONDecodeError as exc:
-        return Arguments(
-            None,
-            value,
-            f"arguments are not a JSON object: invalid JSON ({exc.msg} at column {exc.colno})",
-        )
-    if not isinstance(decoded, dict):
-        return Arguments(
-            None, value, f"arguments are not a JSON object: got {_kind(decoded)}"
-        )
-    return Arguments(decoded)
-
-
-def _kind(value: Any) -> str:
-    kinds = {list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return "a number"
-    return kinds.get(type(value), type(value).__name__)
-
 
 TEXT_PART_KEYS = {"text": "text", "input_text": "text", "output_text": "text", "refusal": "refusal"}
 """Content part type -> the key holding its text, across both vendors' message formats."""
@@ -174,7 +114,7 @@ def content_text(
         if isinstance(text, str):
             texts.append(text)
         elif placeholders:
-            texts.append(f"[{kind}]" if isinstance(kind, str) else compact(part))
+            texts.append(f"[{kind}]" if isinstance(kind, str) else dump_json_compact(part))
     return "\n".join(texts)
 
 
@@ -337,7 +277,7 @@ class StepList:
 
 
 def tool_call_step(
-    name: str, arguments: Arguments, *, tool_result: str | None = None, error: str | None = None
+    name: str, arguments: ToolArgs, *, tool_result: str | None = None, error: str | None = None
 ) -> TraceStep:
     """Return a ``tool_call`` step, with the raw text and error when the arguments are broken."""
     errors = [e for e in (arguments.error, error) if e]

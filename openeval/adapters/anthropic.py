@@ -23,10 +23,8 @@ from openeval.adapters._chat import (
     PAYLOAD_KEY,
     StepList,
     Turn,
-    compact,
     content_text,
     optional_str,
-    parse_arguments,
     require_dict,
     require_str,
     sniff,
@@ -36,7 +34,9 @@ from openeval.adapters._chat import (
     trace_from_objects,
 )
 from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
+from openeval.adapters.tool_args import parse_tool_args
 from openeval.errors import TraceFormatError
+from openeval.jsonio import dump_json_compact
 from openeval.models import AgentTrace
 
 PROVIDER = "anthropic"
@@ -185,7 +185,7 @@ class _Reader:
                     turn.reasoning.append(thinking)
             elif isinstance(kind, str) and kind in CALL_BLOCKS:
                 name = require_str(block, "name", source=self.source, location=block_at)
-                step = tool_call_step(name, parse_arguments(block.get("input")))
+                step = tool_call_step(name, parse_tool_args(block.get("input")))
                 turn.calls.append((step, optional_str(block, "id"), True))
             elif isinstance(kind, str) and kind.endswith("_tool_result"):
                 inline_results.append(self._server_result(block, block_at))
@@ -237,7 +237,7 @@ class _Reader:
         ):
             text = content_text(content, source=self.source, location=f"{location}.content")
         else:
-            text = compact(content)
+            text = dump_json_compact(content)
         return optional_str(block, "tool_use_id"), text, error
 
 

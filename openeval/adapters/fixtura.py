@@ -15,6 +15,7 @@ from typing import Any, Literal, get_args
 
 from openeval.adapters.base import HEAD_BYTES, LoadOptions, TraceSource
 from openeval.adapters.fixtura_drift import VERDICT_KEY, compute_verdict, recorded_verdict
+from openeval.adapters.tool_args import parse_tool_args
 from openeval.errors import OpenEvalError, TraceFormatError
 from openeval.jsonio import dump_json_compact
 from openeval.models import AgentTrace, TraceStep
@@ -235,15 +236,8 @@ def _tool_call(event: _Event, step_id: int) -> TraceStep:
     name = data.get("tool_name")
     if not isinstance(name, str) or not name:
         raise event.fail(f"tool_name is {_kind(name)}; expected the tool's name", "tool_name")
-    arguments = data.get("arguments")
-    content = ""
-    args: dict[str, Any] | None = None
-    error: str | None = None
-    if isinstance(arguments, dict):
-        args = arguments
-    else:
-        content = _text(arguments) or ""
-        error = f"arguments are not a JSON object: got {_kind(arguments)}"
+    parsed = parse_tool_args(data.get("arguments"))
+    args, content, error = parsed.args, parsed.raw, parsed.error
     reason = _not_executed(event)
     if reason is not None:
         error = reason if error is None else f"{reason}; {error}"

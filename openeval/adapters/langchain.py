@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
+from openeval.adapters.tool_args import parse_tool_args
 from openeval.errors import TraceFormatError
 from openeval.jsonio import dump_json_compact
 from openeval.models import AgentTrace, TraceStep
@@ -650,39 +651,11 @@ def _call_step(call: Any, where: str, error: _Errors) -> tuple[str | None, Trace
 
 def _set_args(step: TraceStep, args: Any) -> None:
     """Set ``tool_args``; arguments that are not a JSON object follow the shared rule."""
-    if isinstance(args, str):
-        try:
-            parsed = orjson.loads(args) if args.strip() else {}
-        except orjson.JSONDecodeError as exc:
-            step.content = args
-            step.error = f"arguments are not a JSON object: invalid JSON ({exc.msg})"
-            return
-        if not isinstance(parsed, dict):
-            step.content = args
-            step.error = f"arguments are not a JSON object: a JSON {_kind(parsed)}"
-            return
-        step.tool_args = parsed
-        return
-    if isinstance(args, dict):
-        step.tool_args = args
-        return
-    if args is None:
-        step.tool_args = {}
-        return
-    step.content = dump_json_compact(args)
-    step.error = f"arguments are not a JSON object: a JSON {_kind(args)}"
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "null" if value is None else "value"
+    parsed = parse_tool_args(args)
+    step.tool_args = parsed.args
+    if parsed.error is not None:
+        step.content = parsed.raw
+        step.error = parsed.error
 
 
 @dataclass

@@ -23,12 +23,10 @@ from typing import Any, TypeGuard
 from openeval.adapters._chat import (
     OPENAI_ROLES,
     PAYLOAD_KEY,
-    Arguments,
     StepList,
     Turn,
     content_text,
     optional_str,
-    parse_arguments,
     require_dict,
     require_list,
     require_str,
@@ -39,6 +37,7 @@ from openeval.adapters._chat import (
     trace_from_objects,
 )
 from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
+from openeval.adapters.tool_args import ToolArgs, parse_tool_args
 from openeval.errors import TraceFormatError
 from openeval.models import AgentTrace, TraceStep
 
@@ -286,7 +285,7 @@ class _Reader:
             call = require_dict(function_call, source=self.source, location=call_at, what="a call")
             name = require_str(call, "name", source=self.source, location=call_at)
             turn.calls.append(
-                (tool_call_step(name, parse_arguments(call.get("arguments"))), None, True)
+                (tool_call_step(name, parse_tool_args(call.get("arguments"))), None, True)
             )
         self.turn = turn
         self._close_turn()
@@ -306,11 +305,11 @@ class _Reader:
             call.get("function"), source=self.source, location=function_at, what="a function"
         )
         name = require_str(function, "name", source=self.source, location=function_at)
-        return tool_call_step(name, parse_arguments(function.get("arguments"))), call_id, True
+        return tool_call_step(name, parse_tool_args(function.get("arguments"))), call_id, True
 
     def _read_function_call(self, item: dict[str, Any], location: str) -> None:
         name = require_str(item, "name", source=self.source, location=location)
-        step = tool_call_step(name, parse_arguments(item.get("arguments")))
+        step = tool_call_step(name, parse_tool_args(item.get("arguments")))
         self._open_turn().calls.append((step, optional_str(item, "call_id"), True))
 
     def _read_custom_call(self, item: dict[str, Any], location: str) -> None:
@@ -324,7 +323,7 @@ class _Reader:
         output = item.get("output")
         step = tool_call_step(
             name,
-            parse_arguments(item.get("arguments")),
+            parse_tool_args(item.get("arguments")),
             tool_result=output if isinstance(output, str) else None,
             error=optional_str(item, "error"),
         )
@@ -335,7 +334,7 @@ class _Reader:
         kind = str(item["type"])
         action = item.get("action")
         # The SDK dumps unset action fields as null; they are not arguments the model chose.
-        arguments = Arguments(
+        arguments = ToolArgs(
             {k: v for k, v in action.items() if v is not None} if isinstance(action, dict) else {}
         )
         status = optional_str(item, "status")
@@ -398,9 +397,9 @@ _ITEM_HANDLERS = {
 """Responses item type -> how it is read; other ``*_call`` / ``*_call_output`` are generic."""
 
 
-def _free_text(value: Any) -> Arguments:
+def _free_text(value: Any) -> ToolArgs:
     """Return the input of a custom tool: free text by design, so not an argument error."""
-    return Arguments(None, value if isinstance(value, str) else "")
+    return ToolArgs(None, value if isinstance(value, str) else "")
 
 
 def _is_number(value: Any) -> TypeGuard[float]:

@@ -24,8 +24,9 @@ from typing import Any
 import orjson
 
 from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
+from openeval.adapters.tool_args import parse_tool_args
 from openeval.errors import TraceFormatError
-from openeval.jsonio import dump_json_compact
+from openeval.jsonio import dump_json_compact, json_kind
 from openeval.models import AgentTrace, TraceStep
 
 PAYLOAD_KEY = "resourceSpans"
@@ -85,7 +86,7 @@ def _decode_id(value: Any, *, size: int, where: str, reader: _Reader) -> str:
     if value is None or value == "":
         return ""
     if not isinstance(value, str):
-        raise reader.fail(f"expected a hex or base64 id string, got {_kind(value)}", where)
+        raise reader.fail(f"expected a hex or base64 id string, got {json_kind(value)}", where)
     if len(value) == size * 2 and _HEX.fullmatch(value):
         return value.lower()
     try:
@@ -109,14 +110,14 @@ def _decode_nanos(value: Any, where: str, reader: _Reader) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**64:
         return value
     raise reader.fail(
-        f"expected nanoseconds as a digit string (unsigned 64-bit), got {_kind(value)}", where
+        f"expected nanoseconds as a digit string (unsigned 64-bit), got {json_kind(value)}", where
     )
 
 
 def _decode_any_value(value: Any, where: str, reader: _Reader) -> Any:
     """Return the Python value of an OTLP ``AnyValue`` object (``{"stringValue": ...}`` ...)."""
     if not isinstance(value, dict):
-        raise reader.fail(f"expected an AnyValue object, got {_kind(value)}", where)
+        raise reader.fail(f"expected an AnyValue object, got {json_kind(value)}", where)
     if not value:
         return None
     if len(value) != 1:
@@ -133,7 +134,7 @@ def _decode_any_value(value: Any, where: str, reader: _Reader) -> Any:
 
 def _string_value(inner: Any, where: str, reader: _Reader) -> Any:
     if not isinstance(inner, str):
-        raise reader.fail(f"expected a string, got {_kind(inner)}", where)
+        raise reader.fail(f"expected a string, got {json_kind(inner)}", where)
     return inner
 
 
@@ -144,7 +145,7 @@ def _int_value(inner: Any, where: str, reader: _Reader) -> Any:
     if isinstance(inner, int) and not isinstance(inner, bool) and -(2**63) <= inner < 2**63:
         return inner
     raise reader.fail(
-        f"expected a 64-bit integer (as a digit string), got {_kind(inner)}", where
+        f"expected a 64-bit integer (as a digit string), got {json_kind(inner)}", where
     )
 
 
@@ -154,18 +155,18 @@ def _double_value(inner: Any, where: str, reader: _Reader) -> Any:
     if inner in ("NaN", "Infinity", "-Infinity"):
         # JSON has no non-finite numbers; keep them as text so the output stays valid JSON.
         return inner
-    raise reader.fail(f"expected a number, got {_kind(inner)}", where)
+    raise reader.fail(f"expected a number, got {json_kind(inner)}", where)
 
 
 def _bool_value(inner: Any, where: str, reader: _Reader) -> Any:
     if not isinstance(inner, bool):
-        raise reader.fail(f"expected true or false, got {_kind(inner)}", where)
+        raise reader.fail(f"expected true or false, got {json_kind(inner)}", where)
     return inner
 
 
 def _bytes_value(inner: Any, where: str, reader: _Reader) -> Any:
     if not isinstance(inner, str):
-        raise reader.fail(f"expected base64 text, got {_kind(inner)}", where)
+        raise reader.fail(f"expected base64 text, got {json_kind(inner)}", where)
     return inner
 
 
@@ -196,7 +197,7 @@ def _decode_attributes(items: Any, where: str, reader: _Reader) -> dict[str, Any
     if items is None:
         return {}
     if not isinstance(items, list):
-        raise reader.fail(f"expected a list of key/value objects, got {_kind(items)}", where)
+        raise reader.fail(f"expected a list of key/value objects, got {json_kind(items)}", where)
     out: dict[str, Any] = {}
     for i, item in enumerate(items):
         here = f"{where}[{i}]"
@@ -208,22 +209,22 @@ def _decode_attributes(items: Any, where: str, reader: _Reader) -> dict[str, Any
 
 def _list_field(obj: Any, key: str, where: str, reader: _Reader) -> list[Any]:
     if not isinstance(obj, dict):
-        raise reader.fail(f"expected a JSON object, got {_kind(obj)}", where)
+        raise reader.fail(f"expected a JSON object, got {json_kind(obj)}", where)
     value = obj.get(key, [])
     if not isinstance(value, list):
-        raise reader.fail(f"expected a list, got {_kind(value)}", f"{where}.{key}")
+        raise reader.fail(f"expected a list, got {json_kind(value)}", f"{where}.{key}")
     return value
 
 
 def _spans_of_document(payload: Any, prefix: str, reader: _Reader) -> list[_Span]:
     """Return the spans of one ``resourceSpans`` list; ``prefix`` locates it in the file."""
     if not isinstance(payload, list):
-        raise reader.fail(f"expected a list, got {_kind(payload)}", f"{prefix}{PAYLOAD_KEY}")
+        raise reader.fail(f"expected a list, got {json_kind(payload)}", f"{prefix}{PAYLOAD_KEY}")
     spans: list[_Span] = []
     for r, resource_spans in enumerate(payload):
         r_where = f"{prefix}{PAYLOAD_KEY}[{r}]"
         if not isinstance(resource_spans, dict):
-            raise reader.fail(f"expected a JSON object, got {_kind(resource_spans)}", r_where)
+            raise reader.fail(f"expected a JSON object, got {json_kind(resource_spans)}", r_where)
         resource = resource_spans.get("resource") or {}
         if not isinstance(resource, dict):
             raise reader.fail("expected a JSON object", f"{r_where}.resource")
@@ -239,13 +240,13 @@ def _spans_of_document(payload: Any, prefix: str, reader: _Reader) -> list[_Span
 
 def _decode_span(raw: Any, where: str, resource: dict[str, Any], reader: _Reader) -> _Span:
     if not isinstance(raw, dict):
-        raise reader.fail(f"expected a span object, got {_kind(raw)}", where)
+        raise reader.fail(f"expected a span object, got {json_kind(raw)}", where)
     name = raw.get("name", "")
     if not isinstance(name, str):
-        raise reader.fail(f"expected a string, got {_kind(name)}", f"{where}.name")
+        raise reader.fail(f"expected a string, got {json_kind(name)}", f"{where}.name")
     status = raw.get("status") or {}
     if not isinstance(status, dict):
-        raise reader.fail(f"expected a JSON object, got {_kind(status)}", f"{where}.status")
+        raise reader.fail(f"expected a JSON object, got {json_kind(status)}", f"{where}.status")
     code = status.get("code", 0)
     # OTLP/JSON writes the enum as a number (2); protobuf's JSON mapping writes its name.
     if code not in (0, 1, 2, "STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR"):
@@ -255,7 +256,7 @@ def _decode_span(raw: Any, where: str, resource: dict[str, Any], reader: _Reader
         )
     message = status.get("message", "")
     if not isinstance(message, str):
-        raise reader.fail(f"expected a string, got {_kind(message)}", f"{where}.status.message")
+        raise reader.fail(f"expected a string, got {json_kind(message)}", f"{where}.status.message")
     return _Span(
         name=name,
         trace_id=_decode_id(raw.get("traceId"), size=16, where=f"{where}.traceId", reader=reader),
@@ -367,22 +368,15 @@ def _first_text(messages: list[dict[str, Any]], role: str) -> str | None:
 
 
 def _tool_args(raw: Any) -> tuple[dict[str, Any] | None, str, str | None]:
-    """Return ``(tool_args, content, error)`` under the one rule for non-object arguments."""
+    """Return ``(tool_args, content, error)``; None when the span did not record arguments.
+
+    Argument capture is opt-in in the GenAI conventions, so an absent attribute means
+    "unknown", not "no arguments".
+    """
     if raw is None:
         return None, "", None
-    if isinstance(raw, dict):
-        return raw, "", None
-    if isinstance(raw, str):
-        if not raw.strip():
-            return {}, "", None  # a tool without parameters is often sent "" as its arguments
-        try:
-            parsed = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            return None, raw, f"arguments are not a JSON object: invalid JSON ({exc.msg})"
-        if isinstance(parsed, dict):
-            return parsed, "", None
-        return None, raw, f"arguments are not a JSON object: {_kind(parsed)}"
-    return None, dump_json_compact(raw), f"arguments are not a JSON object: {_kind(raw)}"
+    parsed = parse_tool_args(raw)
+    return parsed.args, parsed.raw, parsed.error
 
 
 def _result_text(value: Any) -> str | None:
@@ -584,22 +578,6 @@ def _add_requested_only(
                     )
                 )
     reader.steps = steps
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a JSON object"
-    return type(value).__name__
 
 
 def _stem(path: Path) -> str:

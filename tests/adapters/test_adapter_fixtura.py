@@ -448,8 +448,9 @@ def test_malformed_events_name_the_file_and_line(
     ("arguments", "content", "why"),
     [
         ([1, 2], "[1,2]", "got a list"),
-        ("{not json", "{not json", "got the string"),
-        (None, "", "got missing or null"),
+        ("{not json", "{not json", "invalid JSON"),
+        ('"text"', '"text"', "got a string"),
+        (3, "3", "got a number"),
     ],
 )
 def test_arguments_that_are_not_an_object_follow_the_shared_rule(

@@ -500,7 +500,7 @@ def test_tool_arguments_that_are_not_an_object() -> None:
     kwargs["tool_calls"][0]["args"] = [1, 2]
     step = from_langchain_run(runs).steps[1]
     assert (step.tool_args, step.content) == (None, "[1,2]")
-    assert step.error == "arguments are not a JSON object: a JSON array"
+    assert step.error == "arguments are not a JSON object: got a list"
     assert step.tool_result == "22C, clear"  # still paired with its tool run by id
 
 

@@ -392,7 +392,7 @@ def test_refund_content_from_messages_errors_and_bad_args(refund: AgentTrace) ->
     assert failed.denied is False
     assert retry.tool_args is None
     assert retry.content == "[42, 19.5]"
-    assert retry.error == "arguments are not a JSON object: a list"
+    assert retry.error == "arguments are not a JSON object: got a list"
     assert refund.steps[0].provider == "anthropic"
     assert refund.final_output == "Retrying the refund."
     assert refund.input == "Refund order 42"

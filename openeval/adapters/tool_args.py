@@ -1,0 +1,58 @@
+"""The one rule every adapter follows for a tool call's arguments.
+
+Models emit arguments as JSON text, and sometimes the text is broken or is not an object. That
+must never crash a read, nor silently score as "no arguments": such a call keeps the raw text,
+gets ``tool_args=None``, and says why in ``error``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from openeval.jsonio import dump_json_compact, json_kind
+
+
+@dataclass(frozen=True)
+class ToolArgs:
+    """Tool arguments as read from a source: a JSON object, or the raw text and why not."""
+
+    args: dict[str, Any] | None
+    """The arguments; None when they are not a JSON object."""
+    raw: str = ""
+    """The arguments as text when they are not a JSON object (goes to the step's content)."""
+    error: str | None = None
+    """Why the arguments are not a JSON object; None when they are."""
+
+
+def parse_tool_args(value: Any) -> ToolArgs:
+    """Return the tool arguments in ``value`` (JSON text or an already-decoded value).
+
+    A JSON object (or JSON text of one) gives ``args``; None and blank text give ``{}`` (a
+    tool without parameters). Anything else (invalid JSON, a list, a number) gives
+    ``args=None`` with the raw text and the reason.
+    """
+    if isinstance(value, dict):
+        return ToolArgs(value)
+    if value is None:
+        return ToolArgs({})
+    if not isinstance(value, str):
+        return ToolArgs(
+            None, dump_json_compact(value), f"{_NOT_OBJECT}: got {json_kind(value)}"
+        )
+    if not value.strip():
+        return ToolArgs({})
+    try:
+        decoded = orjson.loads(value)
+    except orjson.JSONDecodeError as exc:
+        return ToolArgs(
+            None, value, f"{_NOT_OBJECT}: invalid JSON ({exc.msg} at column {exc.colno})"
+        )
+    if not isinstance(decoded, dict):
+        return ToolArgs(None, value, f"{_NOT_OBJECT}: got {json_kind(decoded)}")
+    return ToolArgs(decoded)
+
+
+_NOT_OBJECT = "arguments are not a JSON object"
