@@ -1,4 +1,8 @@
-"""The README's promises hold: CI runs its exact commands, and its Python examples run."""
+"""The README's promises hold: CI runs its exact commands, and its Python examples run.
+
+Blocks fenced as ``python`` must run as written from the repository root; a block that needs
+the reader's own agent is fenced as ``py`` and is only shown.
+"""
 
 from __future__ import annotations
 
