@@ -143,7 +143,9 @@ def test_the_whole_examples_tree_runs_as_one_suite() -> None:
     ids = [c.case_id for c in suite.cases]
     assert "simple_agent" in ids and "quickstart/01-refund-order" in ids
     quickstart = [c for c in suite.cases if c.case_id.startswith("quickstart/")]
-    assert len(quickstart) == 3 and all(c.passed for c in quickstart)
+    assert len(quickstart) == 8 and all(c.passed for c in quickstart)
+    formats = {c.trace_format for c in quickstart}
+    assert formats == {"native", "openai", "anthropic", "langchain", "otel", "fixtura"}
     for case in suite.cases:  # nothing in examples/ is broken on purpose
         assert not case.errored, case.error
 

@@ -30,7 +30,7 @@ from openeval.metrics import all_metrics
 from openeval.models import AgentTrace, EvalTestCase
 
 DATA = Path(__file__).parent.parent / "data" / "adapters" / "anthropic"
-EXAMPLE = Path(__file__).parents[2] / "examples" / "anthropic"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "quickstart" / "05-anthropic-messages"
 MODEL = "claude-sonnet-4-6"
 
 # --- the producer: the real SDK over a scripted transport -------------------------------------

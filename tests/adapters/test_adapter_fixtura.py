@@ -1,8 +1,8 @@
 """The Fixtura ``.trace`` adapter, against traces written by Fixtura's own recorder.
 
-The goldens under ``tests/data/adapters/fixtura/`` (and the example in ``examples/fixtura/``)
-are recorded by ``examples/fixtura/checkout_agent.py`` through Fixtura's ``RecordingExecutor``,
-permission engine and rate limiter. Re-record them with
+The goldens under ``tests/data/adapters/fixtura/`` (and the example in
+``examples/quickstart/08-fixtura-recording/``) are recorded by that folder's ``checkout_agent.py``
+through Fixtura's ``RecordingExecutor``, permission engine and rate limiter. Re-record them with
 ``OPENEVAL_REGEN_GOLDEN=1 .venv/bin/pytest tests/adapters/test_adapter_fixtura.py``.
 """
 
@@ -35,7 +35,7 @@ from openeval.models import AgentTrace, EvalTestCase
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "adapters" / "fixtura"
-EXAMPLE = ROOT / "examples" / "fixtura"
+EXAMPLE = ROOT / "examples" / "quickstart" / "08-fixtura-recording"
 REGEN = os.environ.get("OPENEVAL_REGEN_GOLDEN") == "1"
 GOLDENS = ["checkout.trace", "checkout-retry.trace", "checkout.jsonl"]
 

@@ -37,7 +37,7 @@ from openeval.metrics import all_metrics
 from openeval.models import AgentTrace, EvalTestCase
 
 DATA = Path(__file__).parent.parent / "data" / "adapters" / "langchain"
-EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "langchain"
+EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "quickstart" / "06-langchain-run"
 REGEN = os.environ.get("OPENEVAL_REGEN_GOLDEN") == "1"
 
 

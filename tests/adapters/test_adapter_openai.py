@@ -31,7 +31,7 @@ from openeval.metrics import all_metrics
 from openeval.models import AgentTrace, EvalTestCase
 
 DATA = Path(__file__).parent.parent / "data" / "adapters" / "openai"
-EXAMPLE = Path(__file__).parents[2] / "examples" / "openai"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "quickstart" / "04-openai-chat"
 CREATED = 1_795_000_000  # a fixed clock, so regenerated goldens never change
 
 # --- the producer: the real SDK over a scripted transport -------------------------------------

@@ -543,7 +543,7 @@ def test_example_case_passes_every_metric() -> None:
     from openeval.metrics import all_metrics
     from openeval.testcase_file import load_test_case
 
-    folder = Path(__file__).parent.parent.parent / "examples" / "otel"
+    folder = Path(__file__).parent.parent.parent / "examples" / "quickstart" / "07-otel-spans"
     case = load_test_case(folder / "testcase.json")
     assert case.trace is not None
     trace = load_trace(folder / case.trace)

@@ -92,7 +92,7 @@ def test_suite_writes_results_and_exits_1_on_errored_cases(
 def test_passing_suite_exits_0(openeval: Invoke) -> None:
     out = openeval("run", "--suite", str(QUICKSTART))
     assert out.code == EXIT_OK, out.stdout
-    assert out.stdout.splitlines()[-1].startswith("openeval: 3 case(s): 3 passed")
+    assert out.stdout.splitlines()[-1].startswith("openeval: 8 case(s): 8 passed")
 
 
 def test_021_layout_runs(openeval: Invoke) -> None:

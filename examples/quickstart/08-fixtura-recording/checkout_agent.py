@@ -1,7 +1,7 @@
 """A small checkout agent recorded with Fixtura, and its AgentSpec for drift checks.
 
-``python examples/fixtura/checkout_agent.py`` re-records ``checkout.trace`` and its branch
-``checkout-retry.trace`` in this folder with Fixtura's own executor, permission engine and rate
+Running this file re-records ``checkout.trace`` and its branch ``checkout-retry.trace`` in
+this folder with Fixtura's own executor, permission engine and rate
 limiter. ``--agent-spec checkout_agent:spec`` (with this folder on PYTHONPATH) describes the
 agent as it stands now, so OpenEval can compute the drift verdict with Fixtura's comparison.
 
