@@ -19,6 +19,10 @@ from typing import Any
 import orjson
 import pytest
 import zstandard
+
+# The producer itself: fixtura needs Python 3.11+, so on 3.10 there is nothing to record with.
+pytest.importorskip("fixtura", reason="fixtura (the recorder these goldens come from) needs 3.11")
+
 from fixtura.recorder.recorder import ExecutionRecorder
 from fixtura.replay.live_replay import LiveReplayRuntime
 from fixtura.security.rate_limiter import RateLimiter
