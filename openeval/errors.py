@@ -15,7 +15,10 @@ line and exits, never with a traceback. Anything else that escapes is a bug in O
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pathlib costs a few ms of `openeval --help`; only annotations need it
+    from pathlib import Path
 
 
 class OpenEvalError(Exception):
