@@ -1,6 +1,6 @@
 """Time every metric over 10,000 synthetic traces of 40 tool calls (not collected by pytest).
 
-Run: ``.venv/bin/python tests/metrics/bench_metrics.py``. Two test cases: ``typical`` (three
+Run: ``.venv/bin/python benchmarks/bench_metrics.py``. Two test cases: ``typical`` (three
 expected calls, as most real cases have) and ``heavy`` (nine expected calls with arguments,
 four of them to the same tool, so argument pairing runs the full assignment on every trace).
 Prints seconds per metric for all 10,000 traces; the figure to watch is "well under 1 s".
