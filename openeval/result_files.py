@@ -16,6 +16,7 @@ from typing import Any
 
 from openeval.errors import ResultFileError
 from openeval.jsonio import dump_json, read_json_file
+from openeval.models import MetricResult
 from openeval.results import CaseResult, MetricTally, SuiteResult
 from openeval.schemas import validate
 
@@ -123,6 +124,12 @@ def read_results(in_dir: str | Path) -> SuiteResult:
         raise ResultFileError(f"result folder {what}", source=folder)
     summary_path = folder / SUMMARY_NAME
     present = sorted(p.name for p in folder.glob(f"*{RESULT_SUFFIX}"))
+    if not summary_path.is_file() and not present:
+        # No file of ours: perhaps the one-file-per-task results of openeval-core 0.2.1.
+        legacy = [(p, read_json_file(p, error=ResultFileError))
+                  for p in sorted(folder.glob("*.json"))]
+        if any(isinstance(doc, dict) and "metrics" in doc for _, doc in legacy):
+            return read_results_021(legacy)
     if not summary_path.is_file():
         message = (
             "holds no result (expected summary.json and *.result.json files written by "
@@ -175,3 +182,42 @@ def _read_case(path: Path, summary_path: Path, index: int) -> CaseResult:
 
 def _with_defaults(document: dict[str, Any]) -> dict[str, Any]:
     return {"trace_task_id": None, **document}
+
+
+def read_results_021(files: list[tuple[Path, Any]]) -> SuiteResult:
+    """Return the suite held by result files that openeval-core 0.2.1 wrote, one per case.
+
+    0.2.1 wrote ``<task_id>.json`` holding ``task_id``, ``metrics`` (display name -> result)
+    and, for a case it could not read, ``error``; there was no summary. Metric names are
+    turned into today's snake_case names ("Tool Selection Accuracy" -> tool_selection_accuracy)
+    and kept in the order written. Raises ResultFileError naming the file and JSON path when a
+    file does not have that shape.
+    """
+    cases = []
+    for path, document in files:
+        validate(document, "result_v0", source=path, error=ResultFileError)
+        metrics = tuple(
+            MetricResult(
+                metric_name=_snake_case(result["metric_name"]),
+                score=float(result["score"]),
+                passed=result["passed"],
+                details=result["details"],
+            )
+            for result in document["metrics"].values()
+        )
+        cases.append(
+            CaseResult(
+                case_id=path.stem,
+                task_id=document["task_id"],
+                testcase_path=None,
+                trace_path=None,
+                trace_format=None,
+                metrics=() if "error" in document else metrics,
+                error=document.get("error"),
+            )
+        )
+    return SuiteResult(cases=tuple(cases), metadata={"read_from": "openeval-core 0.2.1 results"})
+
+
+def _snake_case(display_name: str) -> str:
+    return "_".join(display_name.lower().split())

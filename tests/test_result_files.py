@@ -205,3 +205,40 @@ def test_a_folder_holding_no_result_is_refused(tmp_path: Path, setup: str) -> No
     with pytest.raises(ResultFileError) as caught:
         read_results(folder)
     assert caught.value.source == str(folder)
+
+
+LEGACY_RESULTS = Path(__file__).parent / "data" / "results" / "openeval_021"
+"""Written by openeval-core 0.2.1 itself (in a separate virtualenv) over a copy of
+``tests/data/suites/legacy_021`` plus a test case without a trace (``orphan``)."""
+
+
+def test_results_written_by_openeval_0_2_1_are_read() -> None:
+    suite = read_results(LEGACY_RESULTS)
+    by_id = {c.case_id: c for c in suite.cases}
+    assert list(by_id) == ["lookup", "orphan", "refund"]
+    assert by_id["lookup"].passed and not by_id["refund"].passed
+    assert by_id["orphan"].errored and "Missing matching trace" in (by_id["orphan"].error or "")
+    names = [m.metric_name for m in by_id["refund"].metrics]
+    assert names == ["tool_selection_accuracy", "argument_correctness", "step_efficiency",
+                     "goal_completion_rate"]
+    # 6 passed of 8 metric results, plus the errored case as one failure.
+    assert suite.pass_rate == pytest.approx(6 / 9)
+    assert not suite.gate_passed
+
+
+def test_a_malformed_0_2_1_result_is_named(tmp_path: Path) -> None:
+    for path in LEGACY_RESULTS.glob("*.json"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    data = json.loads((tmp_path / "refund.json").read_text())
+    data["metrics"]["Step Efficiency"]["passed"] = "yes"
+    (tmp_path / "refund.json").write_text(json.dumps(data))
+    with pytest.raises(ResultFileError) as caught:
+        read_results(tmp_path)
+    assert caught.value.source == str(tmp_path / "refund.json")
+    assert caught.value.location == "metrics.Step Efficiency.passed"
+
+
+def test_a_folder_of_other_json_is_not_taken_for_results(tmp_path: Path) -> None:
+    (tmp_path / "testcase.json").write_text('{"task_id": "t"}')
+    with pytest.raises(ResultFileError, match="holds no result"):
+        read_results(tmp_path)

@@ -64,3 +64,11 @@ def test_unknown_format_is_usage_error(openeval: Invoke, results: Path) -> None:
     out = openeval("report", "--input", str(results), "--format", "pdf")
     assert out.code == EXIT_USAGE
     assert "unknown report format 'pdf'; expected one of: markdown, json" in out.stderr
+
+
+def test_report_reads_results_written_by_openeval_0_2_1(openeval: Invoke) -> None:
+    legacy = ROOT / "tests" / "data" / "results" / "openeval_021"
+    out = openeval("report", "--input", str(legacy), "--format", "markdown")
+    assert out.code == EXIT_OK, out.stderr
+    assert "| refund | ❌ failed |" in out.stdout
+    assert "Correctly matched 1 of 2 expected arguments." in out.stdout
