@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from openeval.adapters.base import apply_envelope, split_envelope
+from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
 from openeval.adapters.tool_args import ToolArgs
 from openeval.errors import TraceFormatError
 from openeval.jsonio import dump_json_compact
@@ -292,9 +292,20 @@ def tool_call_step(
     )
 
 
+Converter = Callable[[Any, str, Path | None], AgentTrace]
+"""``convert(payload, task_id, source)``: reads one vendor's plain payload into a trace."""
+
+
+def trace_from_file(source: TraceSource, convert: Converter) -> AgentTrace:
+    """Return the trace in a bare or wrapped message document, read with ``convert``."""
+    payload, overrides = split_envelope(source.document(), PAYLOAD_KEY)
+    trace = convert(payload, task_id_for(source.path), source.path)
+    return apply_envelope(trace, overrides, source.path)
+
+
 def trace_from_objects(
     messages: Any,
-    convert: Callable[[Any, str, Path | None], AgentTrace],
+    convert: Converter,
     *,
     task_id: str,
     given: dict[str, Any],

@@ -31,12 +31,12 @@ from openeval.adapters._chat import (
     require_list,
     require_str,
     sniff,
-    task_id_for,
     token_counts,
     tool_call_step,
+    trace_from_file,
     trace_from_objects,
 )
-from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
+from openeval.adapters.base import TraceSource
 from openeval.adapters.tool_args import ToolArgs, parse_tool_args
 from openeval.errors import TraceFormatError
 from openeval.models import AgentTrace, TraceStep
@@ -91,9 +91,7 @@ class OpenAIAdapter:
 
     def load(self, source: TraceSource) -> AgentTrace:
         """Return the trace in ``source``; raise TraceFormatError naming the JSON path if broken."""
-        payload, overrides = split_envelope(source.document(), PAYLOAD_KEY)
-        trace = _convert(payload, task_id_for(source.path), source.path)
-        return apply_envelope(trace, overrides, source.path)
+        return trace_from_file(source, _convert)
 
 
 ADAPTER = OpenAIAdapter()
