@@ -19,6 +19,7 @@ import httpx2 as httpx  # this anthropic release speaks httpx2, a fork with the 
 import orjson
 import pytest
 from anthropic.types import Message, TextBlock, ThinkingBlock, ToolUseBlock
+from fuzzing import json_values, replace_at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -371,14 +372,11 @@ def test_bad_input_names_file_and_path(
     assert message in caught.value.message
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(["role", "content", "type", "text", "thinking", "id", "name", "input",
-                         "tool_use_id", "is_error", "usage", "stop_reason", "model", "messages"]),
-        inner, max_size=5),
-    max_leaves=20,
+JSON = json_values(
+    [
+        "role", "content", "type", "text", "thinking", "id", "name", "input", "tool_use_id",
+        "is_error", "usage", "stop_reason", "model", "messages",
+    ],
 )
 BLOCK = st.fixed_dictionaries(
     {"type": st.sampled_from(["text", "thinking", "tool_use", "tool_result",
@@ -402,17 +400,6 @@ def test_any_input_gives_a_trace_or_our_error(document: Any) -> None:
     assert AgentTrace.from_dict(trace.to_dict()) == trace
 
 
-def _mutate(document: Any, path: list[int], replacement: Any) -> Any:
-    """Return ``document`` with the node that ``path`` walks to replaced (indices wrap)."""
-    if not path or not isinstance(document, (dict, list)) or not document:
-        return replacement
-    keys = sorted(document) if isinstance(document, dict) else list(range(len(document)))
-    key = keys[path[0] % len(keys)]
-    copy: Any = dict(document) if isinstance(document, dict) else list(document)
-    copy[key] = _mutate(document[key], path[1:], replacement)
-    return copy
-
-
 @settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(sorted(PRODUCERS)),
@@ -423,7 +410,7 @@ def test_mutated_golden_files_give_a_trace_or_our_error(
 ) -> None:
     document = orjson.loads((DATA / f"{name}.json").read_bytes())
     mutated = tmp_path / "mutated.json"
-    _write(mutated, _mutate(document, path, replacement))
+    _write(mutated, replace_at(document, path, replacement))
     adapter = get_adapter("anthropic")
     refusal = adapter.refusal(TraceSource(mutated))  # must never raise
     assert refusal is None or isinstance(refusal, str)

@@ -18,6 +18,7 @@ import httpx
 import openai
 import orjson
 import pytest
+from fuzzing import json_values, replace_at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
@@ -464,16 +465,13 @@ def test_unknown_python_object_is_a_format_error() -> None:
         from_openai_messages([object()])
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(["role", "content", "tool_calls", "function", "arguments", "name", "id",
-                         "type", "tool_call_id", "call_id", "output", "object", "choices",
-                         "message", "text", "summary", "usage", "function_call", "messages"]),
-        inner, max_size=5),
-    max_leaves=20,
+JSON = json_values(
+    [
+        "role", "content", "tool_calls", "function", "arguments", "name", "id", "type",
+        "tool_call_id", "call_id", "output", "object", "choices", "message", "text", "summary",
+        "usage", "function_call", "messages",
+    ],
+    floats=True,
 )
 ROLES = st.sampled_from(["user", "assistant", "tool", "system", "function", "robot", None])
 
@@ -489,17 +487,6 @@ def test_any_input_gives_a_trace_or_our_error(document: Any) -> None:
     assert AgentTrace.from_dict(trace.to_dict()) == trace
 
 
-def _mutate(document: Any, path: list[int], replacement: Any) -> Any:
-    """Return ``document`` with the node that ``path`` walks to replaced (indices wrap)."""
-    if not path or not isinstance(document, (dict, list)) or not document:
-        return replacement
-    keys = sorted(document) if isinstance(document, dict) else list(range(len(document)))
-    key = keys[path[0] % len(keys)]
-    copy: Any = dict(document) if isinstance(document, dict) else list(document)
-    copy[key] = _mutate(document[key], path[1:], replacement)
-    return copy
-
-
 @settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(sorted(PRODUCERS)),
@@ -510,7 +497,7 @@ def test_mutated_golden_files_give_a_trace_or_our_error(
 ) -> None:
     document = orjson.loads((DATA / f"{name}.json").read_bytes())
     mutated = tmp_path / "mutated.json"
-    _write(mutated, _mutate(document, path, replacement))
+    _write(mutated, replace_at(document, path, replacement))
     adapter = get_adapter("openai")
     refusal = adapter.refusal(TraceSource(mutated))  # must never raise
     assert refusal is None or isinstance(refusal, str)
