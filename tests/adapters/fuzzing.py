@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
+
+from openeval.adapters import get_adapter
+from openeval.adapters.base import TraceSource
+from openeval.errors import OpenEvalError
+from openeval.models import AgentTrace
 
 
 def json_values(keys: Sequence[str], *, floats: bool = False) -> st.SearchStrategy[Any]:
@@ -37,3 +43,20 @@ def replace_at(document: Any, path: Sequence[int], replacement: Any) -> Any:
     copy: Any = dict(document) if isinstance(document, dict) else list(document)
     copy[key] = replace_at(document[key], path[1:], replacement)
     return copy
+
+
+def assert_reads_or_refuses(format_name: str, path: Path) -> None:
+    """Check that the adapter ``format_name`` handles the file at ``path`` as promised.
+
+    Its refusal never raises. Loading either returns a trace that survives a round trip, or
+    raises our own error naming this file.
+    """
+    adapter = get_adapter(format_name)
+    refusal = adapter.refusal(TraceSource(path))
+    assert refusal is None or isinstance(refusal, str)
+    try:
+        trace = adapter.load(TraceSource(path))
+    except OpenEvalError as exc:
+        assert exc.source == str(path)
+        return
+    assert AgentTrace.from_dict(trace.to_dict()) == trace

@@ -19,7 +19,7 @@ import httpx2 as httpx  # this anthropic release speaks httpx2, a fork with the 
 import orjson
 import pytest
 from anthropic.types import Message, TextBlock, ThinkingBlock, ToolUseBlock
-from fuzzing import json_values, replace_at
+from fuzzing import assert_reads_or_refuses, json_values, replace_at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -411,15 +411,7 @@ def test_mutated_golden_files_give_a_trace_or_our_error(
     document = orjson.loads((DATA / f"{name}.json").read_bytes())
     mutated = tmp_path / "mutated.json"
     _write(mutated, replace_at(document, path, replacement))
-    adapter = get_adapter("anthropic")
-    refusal = adapter.refusal(TraceSource(mutated))  # must never raise
-    assert refusal is None or isinstance(refusal, str)
-    try:
-        trace = adapter.load(TraceSource(mutated))
-    except OpenEvalError as exc:
-        assert exc.source == str(mutated)
-        return
-    assert AgentTrace.from_dict(trace.to_dict()) == trace
+    assert_reads_or_refuses("anthropic", mutated)
 
 
 # --- the example case ---------------------------------------------------------------------------
