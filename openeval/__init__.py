@@ -7,9 +7,9 @@ should have happened in an :class:`EvalTestCase`, and score it with the metrics 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from openeval.lazy import lazy_exports
 from openeval.version import __version__
 
 # Resolved on first use, so that `openeval --help` (which imports this package) stays fast.
@@ -38,17 +38,6 @@ if TYPE_CHECKING:
     from openeval.models import AgentTrace, EvalTestCase, MetricResult, TraceStep
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
-
 __all__ = [
     "AgentTrace",
     "EvalTestCase",
@@ -62,3 +51,5 @@ __all__ = [
     "TraceStep",
     "__version__",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

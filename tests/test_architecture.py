@@ -20,6 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "openeval"
 LAYERS: dict[str, int] = {
     "openeval.errors": 0,
     "openeval.version": 0,
+    "openeval.lazy": 0,
     "openeval.jsonio": 1,
     "openeval.models": 1,
     "openeval.values": 1,

@@ -7,8 +7,7 @@ package never imports an optional dependency.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
 from openeval.adapters.registry import (
@@ -19,6 +18,7 @@ from openeval.adapters.registry import (
     read_trace,
     register_adapter,
 )
+from openeval.lazy import lazy_exports
 
 _LAZY: dict[str, str] = {
     "from_anthropic_messages": "openeval.adapters.anthropic",
@@ -46,15 +46,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
 
 
 if TYPE_CHECKING:
