@@ -77,6 +77,10 @@ class TraceStep:
     """Duration of the step in milliseconds; None when unknown."""
     divergent: bool = False
     """True on a step where a replayed run left the recorded trajectory."""
+    turn: int | None = None
+    """The model turn that made this step (0-based); steps sharing a turn were decided together
+    (parallel tool calls of one assistant message), so they have no order among themselves.
+    None when the source does not say."""
 
     def to_dict(self) -> JSONDict:
         """Return the step as a JSON object with every field."""
@@ -96,11 +100,40 @@ class TraceStep:
             "tokens": self.tokens,
             "latency_ms": self.latency_ms,
             "divergent": self.divergent,
+            "turn": self.turn,
         }
 
     @classmethod
     def from_dict(cls, data: JSONDict, *, where: str = "") -> TraceStep:
         """Build a step from its JSON object; missing optional keys take their defaults."""
+        _check_keys(cls, data, where)
+        return cls(**data)
+
+
+MessageRole = Literal["system", "user", "assistant", "tool"]
+MESSAGE_ROLES: tuple[str, ...] = get_args(MessageRole)
+
+
+@dataclass
+class Message:
+    """One turn of the conversation: what the user, the system, the agent or a tool said."""
+
+    role: MessageRole
+    """``system``, ``user``, ``assistant`` (the agent's words) or ``tool`` (a tool's result)."""
+    content: str = ""
+    """The turn's text; empty for an assistant turn that only called tools."""
+    name: str | None = None
+    """The tool's name for a ``tool`` turn; None otherwise."""
+    turn: int | None = None
+    """For an assistant message: the model turn it was (matches ``TraceStep.turn``)."""
+
+    def to_dict(self) -> JSONDict:
+        """Return the message as a JSON object with every field."""
+        return {"role": self.role, "content": self.content, "name": self.name, "turn": self.turn}
+
+    @classmethod
+    def from_dict(cls, data: JSONDict, *, where: str = "") -> Message:
+        """Build a message from its JSON object; missing optional keys take their defaults."""
         _check_keys(cls, data, where)
         return cls(**data)
 
@@ -121,6 +154,9 @@ class AgentTrace:
     """The environment's state after the run, compared with the expected final state."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Anything else the source carried: fingerprint, drift verdict, run ids ..."""
+    messages: list[Message] = field(default_factory=list)
+    """The whole conversation in order (system, user, assistant and tool turns); empty when the
+    source kept only ``input`` and ``final_output`` (openeval-core 0.2.1 traces)."""
 
     def tool_calls(self) -> list[TraceStep]:
         """Return the steps of type ``tool_call``, denied ones included, in order."""
@@ -135,6 +171,7 @@ class AgentTrace:
             "final_output": self.final_output,
             "actual_state": self.actual_state,
             "metadata": self.metadata,
+            "messages": [message.to_dict() for message in self.messages],
         }
 
     @classmethod
@@ -145,6 +182,10 @@ class AgentTrace:
         values["steps"] = [
             TraceStep.from_dict(step, where=f"steps[{i}]")
             for i, step in enumerate(values.get("steps", []))
+        ]
+        values["messages"] = [
+            Message.from_dict(message, where=f"messages[{i}]")
+            for i, message in enumerate(values.get("messages", []))
         ]
         return cls(**values)
 
@@ -177,6 +218,14 @@ class EvalTestCase:
     """Names of the metrics to run; None for every built-in metric."""
     trace: str | None = None
     """Path of the case's trace, relative to the test case file; not used in scoring."""
+    expected_output: Any = None
+    """The reference answer (a text or any JSON value) that similarity checks compare the
+    final output with; None when the case gives none."""
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    """Check entries: ``{"check": name, ...settings, "name": ..., "threshold": ...}``."""
+    trajectory: dict[str, Any] | None = None
+    """How the executed calls must match ``expected_tool_calls`` (``trajectory_match``);
+    None when the case does not ask for trajectory matching."""
 
     def to_dict(self) -> JSONDict:
         """Return the test case as a JSON object with every field."""
@@ -192,6 +241,9 @@ class EvalTestCase:
             "thresholds": self.thresholds,
             "metrics": self.metrics,
             "trace": self.trace,
+            "expected_output": self.expected_output,
+            "checks": self.checks,
+            "trajectory": self.trajectory,
         }
 
     @classmethod
