@@ -1,4 +1,4 @@
-"""Named scores: what every metric and check returns, and the one rule that turns them into a verdict.
+"""Named scores: what every metric and check returns, and the one rule that judges them.
 
 A :class:`Score` is one named value of one of three data types (the check library's seed names
 them ``NUMERIC``, ``BOOLEAN`` and ``CATEGORICAL``), with the direction that is good for it.
@@ -106,7 +106,7 @@ class Scores(list[Score]):
     def __init__(self, iterable: Iterable[Score] = ()) -> None:
         super().__init__(iterable)
 
-    @overload  # type: ignore[override]
+    @overload
     def __getitem__(self, key: SupportsIndex | str) -> Score: ...
     @overload
     def __getitem__(self, key: slice) -> Scores: ...

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from openeval.result_files import read_results
+from openeval.results.files import read_results
 
 PLUGIN = '''
 from openeval.metrics import Measurement, Metric
@@ -108,7 +108,7 @@ def test_plugin_metric_format_and_reporter_work_from_the_cli(
     assert "no_shouting" in run.stdout and "shouted: ['ALL', 'DONE']" in run.stdout
     (result,) = read_results(out).cases
     assert result.trace_format == "toycsv"
-    assert [m.metric_name for m in result.metrics][-1] == "no_shouting"  # after the built-ins
+    assert [c.name for c in result.checks][-1] == "no_shouting"  # after the built-ins
     report = _openeval(plugin_path, "report", "--input", str(out), "--format", "count")
     assert report.returncode == 0, report.stderr
     assert report.stdout == "1 case(s)\n"

@@ -1,4 +1,5 @@
-"""Suite discovery and scoring: both layouts, every case kept, errors as reasons, bugs raised."""
+"""Suite discovery and scoring: both layouts, every case kept, errors as reasons, a crashing
+check isolated as an errored result, and the same bytes from every engine."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from openeval.engines import ProcessPoolEngine, SerialEngine
 from openeval.errors import SuiteError
 from openeval.metrics import Measurement, Metric, metric_names
+from openeval.metrics.registry import METRICS
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.results import CaseResult
-from openeval.runner import discover, run_case, run_suite
+from openeval.results.files import write_results
+from openeval.runner import discover, run_suite
 
 SUITES = Path(__file__).parent / "data" / "suites"
 MIXED = SUITES / "mixed"
@@ -63,7 +67,7 @@ def test_unreadable_cases_are_errored_with_the_reason(
     mixed: dict[str, CaseResult], case_id: str, file: str, reason: str
 ) -> None:
     case = mixed[case_id]
-    assert case.errored and not case.passed and case.metrics == ()
+    assert case.errored and not case.passed and case.checks == ()
     assert case.error is not None
     assert case.error.startswith((MIXED / file).as_posix())
     assert reason in case.error
@@ -75,7 +79,7 @@ def test_readable_cases_are_scored_by_every_metric(
 ) -> None:
     case = mixed[case_id]
     assert not case.errored and case.passed
-    assert [m.metric_name for m in case.metrics] == metric_names()
+    assert [c.name for c in case.checks] == metric_names()
     assert case.trace_format == "native"
 
 
@@ -94,7 +98,7 @@ def test_021_layout_pairs_testcases_with_traces() -> None:
     by_id = {c.case_id: c for c in suite.cases}
     assert list(by_id) == ["testcases/lookup.json", "testcases/refund.json"]
     assert by_id["testcases/lookup.json"].passed
-    refund = {m.metric_name: m for m in by_id["testcases/refund.json"].metrics}
+    refund = {c.name: c for c in by_id["testcases/refund.json"].checks}
     assert refund["argument_correctness"].passed is False
     assert refund["goal_completion_rate"].passed is False
     assert by_id["testcases/refund.json"].trace_task_id == "refund"
@@ -111,7 +115,7 @@ def test_metric_option_narrows_and_rejects_unknown_names() -> None:
     first, second = metric_names()[:2]
     suite = run_suite(MIXED, metrics=[second, first])
     good = next(c for c in suite.cases if c.case_id == "a-good")
-    assert [m.metric_name for m in good.metrics] == [first, second]  # registry order
+    assert [c.name for c in good.checks] == [first, second]  # registry order
     with pytest.raises(SuiteError, match=f"unknown metric 'speed'; expected one of: {first}"):
         run_suite(MIXED, metrics=["speed"])
 
@@ -124,7 +128,7 @@ def test_test_case_metrics_list_narrows_its_own_case(tmp_path: Path) -> None:
         text.replace('"task_id"', '"metrics": ["goal_completion_rate"], "task_id"', 1)
     )
     (result,) = run_suite(tmp_path).cases
-    assert [m.metric_name for m in result.metrics] == ["goal_completion_rate"]
+    assert [c.name for c in result.checks] == ["goal_completion_rate"]
 
 
 def test_progress_is_reported_after_each_case() -> None:
@@ -134,8 +138,18 @@ def test_progress_is_reported_after_each_case() -> None:
     assert seen[0][2] == "a-good"
 
 
-def test_worker_processes_give_the_same_result_as_one_process() -> None:
-    assert run_suite(MIXED, workers=2) == run_suite(MIXED, workers=1)
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_worker_processes_give_the_same_bytes_as_one_process(
+    tmp_path: Path, start_method: str
+) -> None:
+    serial = write_results(run_suite(MIXED, engine=SerialEngine()), tmp_path / "serial")
+    pooled = write_results(
+        run_suite(MIXED, engine=ProcessPoolEngine(2, start_method)), tmp_path / start_method
+    )
+    names = sorted(p.name for p in serial.iterdir())
+    assert names == sorted(p.name for p in pooled.iterdir())
+    for name in names:
+        assert (serial / name).read_bytes() == (pooled / name).read_bytes(), name
 
 
 def test_the_whole_examples_tree_runs_as_one_suite() -> None:
@@ -151,7 +165,7 @@ def test_the_whole_examples_tree_runs_as_one_suite() -> None:
 
 
 class ExplodingMetric(Metric):
-    """Fails with a bug of its own, which must surface as an exception, never as a score."""
+    """Fails with a bug of its own, which must become an errored result, never a score."""
 
     name = "exploding"
 
@@ -159,10 +173,22 @@ class ExplodingMetric(Metric):
         raise ZeroDivisionError("a bug in a metric")
 
 
-def test_a_bug_is_raised_not_turned_into_a_score() -> None:
-    with pytest.raises(ZeroDivisionError):
-        run_case(MIXED / "a-good/testcase.json", MIXED / "a-good/trace.json",
-                 metrics=[ExplodingMetric()])
+def test_a_crashing_metric_is_an_errored_result_and_the_run_goes_on() -> None:
+    METRICS.register("exploding", ExplodingMetric)
+    try:
+        suite = run_suite(MIXED, engine=SerialEngine())
+    finally:
+        METRICS.unregister("exploding")
+    good = next(c for c in suite.cases if c.case_id == "a-good")
+    by_name = {c.name: c for c in good.checks}
+    crashed = by_name["exploding"]
+    assert crashed.verdict == "error" and crashed.scores == ()
+    assert crashed.details == (
+        "exploding crashed: ZeroDivisionError: a bug in a metric (a bug; please report it)"
+    )
+    assert by_name["tool_selection_accuracy"].verdict == "pass"  # the others still ran
+    assert good.status == "error" and not suite.gate_passed
+    assert len(suite.cases) == 9  # and so did every other case
 
 
 def test_a_single_case_folder_is_a_suite_of_one() -> None:

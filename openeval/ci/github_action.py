@@ -3,10 +3,12 @@
 GitHub passes the action's inputs as environment variables (never spliced into shell text, see
 proposals/0020-github-action.md) and this program:
 
-1. runs ``openeval run`` on the suite, its output going straight to the job log;
+1. runs ``openeval run`` on the suite, its output going straight to the job log, rendering the
+   Markdown and ``github`` reports in the same pass (``--report FORMAT=PATH``: the results are
+   never read back);
 2. appends the Markdown report to ``$GITHUB_STEP_SUMMARY``;
 3. prints the ``github`` report (annotations) to stdout, where the runner picks it up;
-4. writes the step outputs to ``$GITHUB_OUTPUT``;
+4. writes the step outputs to ``$GITHUB_OUTPUT``, read from ``summary.json`` alone;
 5. exits with ``openeval run``'s own exit code, so the step fails exactly when the gate does.
 
 The ``args`` input is split with :func:`shlex.split` (POSIX quoting rules, no expansion of
@@ -21,6 +23,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -109,19 +112,19 @@ def _append(path: str | None, text: str) -> None:
             handle.write(text)
 
 
-def _cli(argv: Sequence[str], *, capture: bool) -> subprocess.CompletedProcess[str]:
+def _cli(argv: Sequence[str]) -> int:
     sys.stdout.flush()  # keep our lines and the child's in order in the log
-    return subprocess.run([*_CLI, *argv], capture_output=capture, text=True, check=False)
+    return subprocess.run([*_CLI, *argv], check=False).returncode
 
 
-def _report(results: str, fmt: str) -> str | None:
-    """Return ``openeval report`` output in ``fmt``; None (after a warning) when it fails."""
-    done = _cli(["report", "--input", results, "--format", fmt], capture=True)
-    if done.returncode != 0:
-        sys.stderr.write(done.stderr)
-        print(command("warning", f"openeval report --format {fmt} failed", title="OpenEval"))
+def _read_report(path: Path, fmt: str) -> str | None:
+    """Return the report ``openeval run`` rendered into ``path``; None (after a warning) when
+    it is missing."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        print(command("warning", f"openeval run wrote no {fmt} report", title="OpenEval"))
         return None
-    return done.stdout
 
 
 def main(env: Mapping[str, str] | None = None) -> int:
@@ -138,21 +141,26 @@ def main(env: Mapping[str, str] | None = None) -> int:
         _append(env.get("GITHUB_OUTPUT"), format_outputs(outputs))
         return EXIT_USAGE
 
-    code = _cli(argv, capture=False).returncode
-    summary_file = Path(inputs.output) / "summary.json"
-    if code in (0, EXIT_FAIL) and summary_file.is_file():
-        try:
-            summary = json.loads(summary_file.read_text(encoding="utf-8"))
-            outputs = outputs_from_summary(summary, inputs.output)
-        except (OSError, ValueError, AttributeError) as exc:
-            print(command("warning", f"{summary_file}: unreadable: {exc}", title="OpenEval"))
-        markdown = _report(inputs.output, "markdown")
-        if markdown is not None:
-            _append(env.get("GITHUB_STEP_SUMMARY"), markdown)
-        annotations = _report(inputs.output, "github")
-        if annotations is not None:
-            sys.stdout.write(annotations)
-    else:
+    with tempfile.TemporaryDirectory(prefix="openeval-action-") as scratch:
+        markdown_file = Path(scratch) / "summary.md"
+        github_file = Path(scratch) / "annotations.txt"
+        argv += ["--report", f"markdown={markdown_file}", "--report", f"github={github_file}"]
+        code = _cli(argv)
+        summary_file = Path(inputs.output) / "summary.json"
+        finished = code in (0, EXIT_FAIL) and summary_file.is_file()
+        if finished:
+            try:
+                summary = json.loads(summary_file.read_text(encoding="utf-8"))
+                outputs = outputs_from_summary(summary, inputs.output)
+            except (OSError, ValueError, AttributeError) as exc:
+                print(command("warning", f"{summary_file}: unreadable: {exc}", title="OpenEval"))
+            markdown = _read_report(markdown_file, "markdown")
+            if markdown is not None:
+                _append(env.get("GITHUB_STEP_SUMMARY"), markdown)
+            annotations = _read_report(github_file, "github")
+            if annotations is not None:
+                sys.stdout.write(annotations)
+    if not finished:
         _append(
             env.get("GITHUB_STEP_SUMMARY"),
             f"### OpenEval\n\n❌ `openeval run` stopped with exit code {code} before writing "

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from openeval.models import MetricResult
-from openeval.results import CaseResult, SuiteResult
+from openeval.results.records import CaseResult, CheckResult, SuiteResult
+from openeval.results.summary import percent
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,37 +26,40 @@ def is_terminal() -> bool:
     return sys.stdout.isatty()
 
 
-def verdict_word(result: MetricResult) -> str:
-    """Return ``pass``, ``fail`` or ``n.a.`` for one metric result."""
-    if result.passed is None:
-        return "n.a."
-    return "pass" if result.passed else "fail"
+def verdict_word(result: CheckResult) -> str:
+    """Return ``pass``, ``fail``, ``n.a.`` or ``error`` for one result."""
+    return result.verdict
 
 
 def summary_line(suite: SuiteResult) -> str:
     """Return the one-line verdict of a run: counts, pass rate, gate and why."""
-    cases = suite.cases
-    passed = sum(c.passed for c in cases)
-    errored = sum(c.errored for c in cases)
-    failed = len(cases) - passed - errored
-    good, judged = suite.counted
-    rate = suite.pass_rate
-    figure = "no pass rate" if rate is None else f"pass rate {rate:.1%} ({good}/{judged})"
-    gate = "gate passed" if suite.gate_passed else "gate FAILED"
+    s = suite.summary
+    rate = s.pass_rate
+    figure = (
+        "no pass rate" if rate is None
+        else f"pass rate {rate:.1%} ({s.results.passed}/{s.results.judged})"
+    )
+    gate = "gate passed" if s.gate_passed else "gate FAILED"
     return (
-        f"openeval: {len(cases)} case(s): {passed} passed, {failed} failed, {errored} errored; "
-        f"{figure}; {gate}: {suite.gate_reason}"
+        f"openeval: {s.cases} case(s): {s.passed_cases} passed, {s.failed_cases} failed, "
+        f"{s.errored_cases} errored, {s.not_evaluated_cases} n.a. (cases passed: "
+        f"{percent(s.case_pass_rate)}); {figure}; {gate}: {s.gate_reason}"
     )
 
 
+_CASE_WORD = {"passed": "PASS ", "failed": "FAIL ", "error": "ERROR", "n.a.": "N.A. "}
+
+
 def _plain_case_lines(case: CaseResult) -> list[str]:
-    if case.errored:
+    if case.error is not None:
         return [f"ERROR {case.case_id}: {case.error}"]
-    lines = [f"{'PASS ' if case.passed else 'FAIL '} {case.case_id}"]
-    for m in case.metrics:
-        if m.passed is False:
-            lines.append(f"    {verdict_word(m):4}  {m.metric_name} {m.score:.2f}: {m.details}")
+    lines = [f"{_CASE_WORD[case.status]} {case.case_id}"]
+    lines += [_result_line(c) for c in case.checks if c.verdict in ("fail", "error")]
     return lines
+
+
+def _result_line(check: CheckResult) -> str:
+    return f"    {check.verdict:5} {check.name} {check.score_text()}: {check.details}"
 
 
 def _console() -> Console:
@@ -65,7 +68,7 @@ def _console() -> Console:
     return Console(highlight=False)
 
 
-_STYLE = {"pass": "green", "fail": "bold red", "n.a.": "dim"}
+_STYLE = {"pass": "green", "fail": "bold red", "n.a.": "dim", "error": "bold magenta"}
 
 TABLE_ALL_UP_TO = 50
 """Suites with more cases than this list only the cases that did not pass."""
@@ -79,11 +82,11 @@ def print_suite(suite: SuiteResult, *, quiet: bool) -> None:
         else:
             big = len(suite.cases) > TABLE_ALL_UP_TO
             for case in suite.cases:
-                if big and case.passed:
+                if big and case.status == "passed":
                     continue
                 for line in _plain_case_lines(case):
                     click.echo(line)
-            hidden = sum(c.passed for c in suite.cases) if big else 0
+            hidden = suite.summary.passed_cases if big else 0
             if hidden:
                 click.echo(f"({hidden} passing cases not listed)")
     click.echo(summary_line(suite))
@@ -92,8 +95,9 @@ def print_suite(suite: SuiteResult, *, quiet: bool) -> None:
 def _rich_suite_table(suite: SuiteResult) -> None:
     from rich.table import Table
 
-    names = list(suite.per_metric())
-    shown = [c for c in suite.cases if not c.passed] if len(suite.cases) > TABLE_ALL_UP_TO else None
+    names = list(suite.summary.per_check)
+    big = len(suite.cases) > TABLE_ALL_UP_TO
+    shown = [c for c in suite.cases if c.status != "passed"] if big else None
     rows = suite.cases if shown is None else tuple(shown)
     hidden = len(suite.cases) - len(rows)
     caption = f"{hidden} passing cases not shown" if hidden else None
@@ -104,14 +108,23 @@ def _rich_suite_table(suite: SuiteResult) -> None:
     for name in names:
         table.add_column(name.replace("_", " "), justify="center")
     for case in rows:
-        if case.errored:
-            reason = _escape(case.error or "")
+        if case.error is not None:
+            reason = _escape(case.error)
             table.add_row(f"[bold red]{_escape(case.case_id)}[/]", f"[red]error: {reason}[/]")
             continue
-        by_name = {m.metric_name: verdict_word(m) for m in case.metrics}
+        by_name = {c.name: c.verdict for c in case.checks}
         cells = [f"[{_STYLE[w]}]{w}[/]" if (w := by_name.get(n)) else "-" for n in names]
         table.add_row(_escape(case.case_id), *cells)
-    _console().print(table)
+    console = _console()
+    console.print(table)
+    # The grid says which; these lines say why (what was missing, extra or different).
+    for case in rows:
+        for check in case.checks:
+            if check.verdict in ("fail", "error"):
+                console.print(
+                    f"[{_STYLE[check.verdict]}]{check.verdict}[/] {_escape(case.case_id)} "
+                    f"{_escape(check.name)}: {_escape(check.details)}"
+                )
 
 
 def print_case(case: CaseResult, *, quiet: bool) -> None:
@@ -124,16 +137,16 @@ def print_case(case: CaseResult, *, quiet: bool) -> None:
         table = Table(title=f"{case.task_id}  ({case.trace_format} trace)")
         for column in ("metric", "verdict", "score", "details"):
             table.add_column(column, overflow="fold")
-        for m in case.metrics:
-            word = verdict_word(m)
+        for c in case.checks:
+            word = c.verdict
             table.add_row(
-                m.metric_name, f"[{_STYLE[word]}]{word}[/]", f"{m.score:.2f}", _escape(m.details)
+                _escape(c.name), f"[{_STYLE[word]}]{word}[/]", c.score_text(), _escape(c.details)
             )
         _console().print(table)
         return
     click.echo(f"{case.task_id} ({case.trace_format} trace)")
-    for m in case.metrics:
-        click.echo(f"  {verdict_word(m):4}  {m.metric_name} {m.score:.2f}: {m.details}")
+    for c in case.checks:
+        click.echo(f"  {c.verdict:5} {c.name} {c.score_text()}: {c.details}")
 
 
 def _escape(text: str) -> str:

@@ -6,24 +6,17 @@ from pathlib import Path
 
 import click
 
+from openeval.cli._common import fail, write_text
 from openeval.cli.exit_codes import EXIT_FAIL, EXIT_USAGE
 from openeval.errors import OpenEvalError, ResultFileError
-
-
-def write_text(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path``, creating its folder; raise OpenEvalError on failure."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise OpenEvalError(f"cannot write: {exc.strerror}", source=path) from None
 
 
 @click.command()
 @click.option("--input", "input_dir", required=True, type=click.Path(path_type=Path),
               help="Folder written by `openeval run --output`.")
 @click.option("--format", "report_format", default="markdown", show_default=True,
-              metavar="NAME", help="Report format: markdown, json, or any registered one.")
+              metavar="NAME", help="Report format: markdown, json, junit, github, or any "
+              "registered one.")
 @click.option("--output", "output_path", type=click.Path(path_type=Path),
               help="Write the report to this file instead of stdout.")
 def report(input_dir: Path, report_format: str, output_path: Path | None) -> None:
@@ -32,9 +25,8 @@ def report(input_dir: Path, report_format: str, output_path: Path | None) -> Non
     Exit 0 when the report was written, 1 when a result file is malformed or the folder holds
     none, 2 on bad usage.
     """
-    from openeval.cli.run import fail
     from openeval.report import get_reporter
-    from openeval.result_files import read_results
+    from openeval.results.files import read_results
 
     try:
         reporter = get_reporter(report_format)

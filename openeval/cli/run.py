@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import click
 
+from openeval.cli import options
+from openeval.cli._common import fail
 from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from openeval.errors import OpenEvalError, SuiteError
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
-    from openeval.results import SuiteResult
-
-
-def fail(error: OpenEvalError, code: int) -> NoReturn:
-    """Print ``error`` as one line on stderr and exit with ``code``."""
-    # One line, always: CI log parsers and the GitHub Action read the first line only.
-    message = " ".join(str(error).split("\n"))
-    click.echo(f"openeval: error: {message}", err=True)
-    raise SystemExit(code)
+    from openeval.results.records import SuiteResult
 
 
 def parse_metric_names(value: str | None) -> list[str] | None:
@@ -31,6 +25,23 @@ def parse_metric_names(value: str | None) -> list[str] | None:
     if not names:
         raise SuiteError("--metrics needs at least one metric name")
     return names
+
+
+def parse_reports(values: tuple[str, ...]) -> list[tuple[str, Path | None]]:
+    """Return ``(format, path)`` for each ``--report FORMAT[=PATH]``; path None is stdout.
+
+    Raises SuiteError naming an unknown format and listing the valid ones.
+    """
+    from openeval.report import get_reporter
+
+    reports: list[tuple[str, Path | None]] = []
+    for value in values:
+        name, sep, path = value.partition("=")
+        get_reporter(name)
+        if sep and not path:
+            raise SuiteError(f"--report {value}: give a file after '=' (or leave out '=')")
+        reports.append((name, Path(path) if path and path != "-" else None))
+    return reports
 
 
 @click.command()
@@ -47,16 +58,13 @@ def parse_metric_names(value: str | None) -> list[str] | None:
                    "metrics failed. An errored case still fails it.")
 @click.option("--metrics", "metrics_option", metavar="A,B",
               help="Run only these metrics (comma-separated names).")
-@click.option("--format", "trace_format", metavar="NAME",
-              help="Read every trace with this adapter instead of detecting the format.")
-@click.option("--agent-spec", metavar="MODULE:ATTR",
-              help="The current agent, to compute Fixtura drift verdicts.")
-@click.option("--max-decompressed-bytes", type=click.IntRange(min=1),
-              help="Largest decompressed size accepted from a compressed trace.")
-@click.option("--max-line-bytes", type=click.IntRange(min=1),
-              help="Longest line accepted in a JSON Lines trace.")
+@options.trace_format
+@options.read_limits
+@click.option("--report", "report_options", multiple=True, metavar="FORMAT[=PATH]",
+              help="Also render the results in FORMAT (markdown, json, junit, github, ...), "
+                   "into PATH or onto stdout after the summary. Repeatable.")
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path),
-              help="Also write a JUnit XML report to this file.")
+              help="Also write a JUnit XML report to this file (same as --report junit=FILE).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 def run(
     trace_path: Path | None,
@@ -69,6 +77,7 @@ def run(
     agent_spec: str | None,
     max_decompressed_bytes: int | None,
     max_line_bytes: int | None,
+    report_options: tuple[str, ...],
     junit_path: Path | None,
     quiet: bool,
 ) -> None:
@@ -79,29 +88,31 @@ def run(
     """
     if suite_dir is not None and (trace_path is not None or testcase_path is not None):
         raise click.UsageError("give either --suite, or --trace with --testcase, not both")
-    from openeval.adapters.base import LoadOptions
-
-    defaults = LoadOptions()
-    options = LoadOptions(
-        agent_spec=agent_spec,
-        max_decompressed_bytes=max_decompressed_bytes or defaults.max_decompressed_bytes,
-        max_line_bytes=max_line_bytes or defaults.max_line_bytes,
-    )
+    if suite_dir is None and testcase_path is None:
+        raise click.UsageError("give --suite DIR, or --trace FILE with --testcase FILE")
+    load = options.load_options(agent_spec, max_decompressed_bytes, max_line_bytes)
     try:
         metric_names = parse_metric_names(metrics_option)
+        reports = parse_reports(report_options)
+        if junit_path is not None:
+            reports.append(("junit", junit_path))
         if trace_format is not None:
             from openeval.adapters.registry import get_adapter
 
             get_adapter(trace_format)
+        if output_dir is not None:
+            from openeval.results.files import prepare_output
+
+            # Before the first case is scored: an interrupted run leaves no old verdict behind.
+            prepare_output(output_dir)
         if suite_dir is not None:
-            suite = _run_suite(suite_dir, metric_names, trace_format, options, fail_under, quiet)
-        elif testcase_path is not None:
-            suite = _run_single(
-                testcase_path, trace_path, metric_names, trace_format, options, fail_under, quiet
-            )
+            suite = _run_suite(suite_dir, metric_names, trace_format, load, fail_under, quiet)
         else:
-            raise click.UsageError("give --suite DIR, or --trace FILE with --testcase FILE")
-        _write_outputs(suite, output_dir, junit_path)
+            assert testcase_path is not None  # checked above; narrows the type for mypy
+            suite = _run_single(
+                testcase_path, trace_path, metric_names, trace_format, load, fail_under, quiet
+            )
+        _write_outputs(suite, output_dir, reports)
     except OpenEvalError as exc:
         fail(exc, EXIT_USAGE)
     raise SystemExit(EXIT_OK if suite.gate_passed else EXIT_FAIL)
@@ -111,7 +122,7 @@ def _run_suite(
     suite_dir: Path,
     metric_names: list[str] | None,
     trace_format: str | None,
-    options: LoadOptions,
+    load: LoadOptions,
     fail_under: float | None,
     quiet: bool,
 ) -> SuiteResult:
@@ -120,7 +131,7 @@ def _run_suite(
 
     with progress_bar(not quiet) as progress:
         suite = run_suite(
-            suite_dir, metrics=metric_names, format=trace_format, options=options,
+            suite_dir, metrics=metric_names, format=trace_format, options=load,
             fail_under=fail_under, progress=progress,
         )
     print_suite(suite, quiet=quiet)
@@ -132,17 +143,18 @@ def _run_single(
     trace_path: Path | None,
     metric_names: list[str] | None,
     trace_format: str | None,
-    options: LoadOptions,
+    load: LoadOptions,
     fail_under: float | None,
     quiet: bool,
 ) -> SuiteResult:
     from openeval.cli.console import print_case, summary_line
-    from openeval.results import SuiteResult
-    from openeval.runner import evaluate_case, select_metrics
+    from openeval.results.records import SuiteResult
+    from openeval.runner import check_metric_selection
+    from openeval.suite.evaluate import RunPlan, evaluate_case
 
+    check_metric_selection(metric_names)
     case = evaluate_case(
-        testcase_path, trace_path, metrics=select_metrics(metric_names), format=trace_format,
-        options=options,
+        testcase_path, trace_path, plan=RunPlan.of(metric_names, trace_format, load)
     )
     suite = SuiteResult(cases=(case,), fail_under=fail_under, metadata={})
     print_case(case, quiet=quiet)
@@ -150,13 +162,19 @@ def _run_single(
     return suite
 
 
-def _write_outputs(suite: SuiteResult, output_dir: Path | None, junit_path: Path | None) -> None:
+def _write_outputs(
+    suite: SuiteResult, output_dir: Path | None, reports: list[tuple[str, Path | None]]
+) -> None:
+    from openeval.cli._common import write_text
+    from openeval.report import render
+
     if output_dir is not None:
-        from openeval.result_files import write_results
+        from openeval.results.files import write_results
 
         write_results(suite, output_dir)
-    if junit_path is not None:
-        from openeval.cli.report import write_text
-        from openeval.report import render
-
-        write_text(junit_path, render(suite, "junit"))
+    for name, path in reports:
+        text = render(suite, name)
+        if path is None:
+            click.echo(text, nl=False)
+        else:
+            write_text(path, text)

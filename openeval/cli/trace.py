@@ -14,17 +14,16 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
+from openeval.cli import options
+from openeval.cli._common import fail, write_bytes
 from openeval.cli.exit_codes import EXIT_USAGE
 from openeval.errors import OpenEvalError
 
 if TYPE_CHECKING:
     from openeval.models import AgentTrace, TraceStep
 
-_format_option = click.option(
-    "--format", "trace_format", metavar="NAME",
-    help="Read the trace with this adapter instead of detecting its format.",
-)
-_trace_argument = click.argument("trace_path", metavar="TRACE", type=click.Path(path_type=Path))
+_format_option = options.trace_format
+_trace_argument = options.trace_argument
 
 COLUMNS = ("step", "type", "tool/model", "args/content", "result", "flags")
 """Columns of ``openeval inspect``."""
@@ -32,8 +31,7 @@ _WIDTHS = {"args/content": 48, "result": 32, "tool/model": 28}
 
 
 def _fail(error: OpenEvalError) -> NoReturn:
-    click.echo(f"openeval: error: {error}", err=True)
-    raise SystemExit(EXIT_USAGE)
+    fail(error, EXIT_USAGE)
 
 
 def _load(trace_path: Path, trace_format: str | None) -> AgentTrace:
@@ -47,10 +45,9 @@ def _load(trace_path: Path, trace_format: str | None) -> AgentTrace:
 
 def _write(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    except OSError as exc:
-        _fail(OpenEvalError(f"cannot write: {exc.strerror}", source=path))
+        write_bytes(path, data)
+    except OpenEvalError as exc:
+        _fail(exc)
 
 
 @click.command()

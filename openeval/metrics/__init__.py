@@ -2,24 +2,38 @@
 
 Each metric is a :class:`Metric` subclass whose docstring says when it passes, fails and is
 not applicable; ``score(trace, test_case)`` returns a :class:`~openeval.models.MetricResult`.
-Import order below is registry order: :func:`all_metrics` and every report follow it.
+Registry order is :data:`~openeval.metrics.registry.BUILTIN_METRICS`; the classes below are
+imported on first use.
 """
 
 from __future__ import annotations
 
-from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import all_metrics, get_metric, metric_names, register_metric
+from typing import TYPE_CHECKING
 
-# Registry order follows the CONTRACT's metric table; keep these imports in that order.
-from openeval.metrics.tool_selection import ToolSelectionAccuracy  # isort: skip
-from openeval.metrics.arguments import ArgumentCorrectness  # isort: skip
-from openeval.metrics.efficiency import StepEfficiency  # isort: skip
-from openeval.metrics.goal import GoalCompletionRate  # isort: skip
-from openeval.metrics.denials import DenialRecoveryRate  # isort: skip
-from openeval.metrics.divergence import DivergenceScore  # isort: skip
-from openeval.metrics.freshness import FixtureFreshness  # isort: skip
-from openeval.metrics.output import OutputContains  # isort: skip
-from openeval.metrics.budget import StepBudget  # isort: skip
+from openeval.lazy import lazy_exports
+from openeval.metrics.base import Measurement, Metric, not_applicable
+from openeval.metrics.registry import (
+    BUILTIN_METRICS,
+    all_metrics,
+    get_metric,
+    metric_names,
+    register_metric,
+)
+
+_LAZY: dict[str, str] = {
+    target.partition(":")[2]: target.partition(":")[0] for target in BUILTIN_METRICS.values()
+}
+
+if TYPE_CHECKING:
+    from openeval.metrics.arguments import ArgumentCorrectness
+    from openeval.metrics.budget import StepBudget
+    from openeval.metrics.denials import DenialRecoveryRate
+    from openeval.metrics.divergence import DivergenceScore
+    from openeval.metrics.efficiency import StepEfficiency
+    from openeval.metrics.freshness import FixtureFreshness
+    from openeval.metrics.goal import GoalCompletionRate
+    from openeval.metrics.output import OutputContains
+    from openeval.metrics.tool_selection import ToolSelectionAccuracy
 
 __all__ = [
     "ArgumentCorrectness",
@@ -39,3 +53,5 @@ __all__ = [
     "not_applicable",
     "register_metric",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -2,10 +2,12 @@
 
 A metric is a class with a stable snake_case ``name``, a ``default_threshold`` (its pass line)
 and a ``measure`` that returns a :class:`Measurement`: a score with its details, or
-``not_applicable`` when the test case gives the metric nothing to judge. :meth:`Metric.score`
-turns that into a :class:`~openeval.models.MetricResult`, applying the test case's
-``thresholds`` override, so no metric repeats the pass rule. Metrics hold no state: one instance
-may score any number of traces, from any number of threads.
+``not_applicable`` when the test case gives the metric nothing to judge. :meth:`Metric.scores`
+turns that into named :class:`~openeval.scores.Scores` and :meth:`Metric.score` into the
+public :class:`~openeval.models.MetricResult`; both judge with the one verdict rule of
+:mod:`openeval.scores`, so no metric repeats the pass rule. A metric's only setting is its
+pass line (``threshold``, keyword-only); it holds no other state: one instance may score any
+number of traces, from any number of threads.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from openeval.models import AgentTrace, EvalTestCase, MetricResult
+from openeval.scores import Score, Scores, verdict
 
 
 @dataclass(frozen=True)
@@ -48,25 +51,37 @@ class Metric(ABC):
     default_threshold: ClassVar[float | None] = 1.0
     """Pass line: ``passed`` is ``score >= threshold``. None for verdict-style metrics."""
 
+    def __init__(self, *, threshold: float | None = None) -> None:
+        if threshold is not None and self.default_threshold is None:
+            raise ValueError(f"metric {self.name!r} is a verdict and takes no threshold")
+        self._threshold = threshold
+
     @abstractmethod
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the score and details of ``trace`` against ``test_case``."""
 
     def threshold(self, test_case: EvalTestCase) -> float | None:
-        """Return the pass line for ``test_case``: its override, else the default."""
+        """Return the pass line: the one this metric was built with, else the test case's
+        ``thresholds`` override, else the default."""
+        if self._threshold is not None:
+            return self._threshold
         return test_case.thresholds.get(self.name, self.default_threshold)
+
+    def scores(self, found: Measurement) -> Scores:
+        """Return ``found`` as named scores: none when n.a., else the score named after the
+        metric (and a BOOLEAN ``passed`` for verdict-style measurements)."""
+        if not found.applicable:
+            return Scores()
+        scores = Scores([Score(found.score, "NUMERIC", found.details, self.name, True)])
+        if found.passed is not None:
+            scores.append(Score(found.passed, "BOOLEAN", None, "passed", True))
+        return scores
 
     def score(self, trace: AgentTrace, test_case: EvalTestCase) -> MetricResult:
         """Return this metric's verdict on ``trace``; ``passed`` is None when n.a."""
         found = self.measure(trace, test_case)
-        passed: bool | None
-        if not found.applicable:
-            passed = None
-        elif found.passed is not None:
-            passed = found.passed
-        else:
-            line = self.threshold(test_case)
-            passed = True if line is None else found.score >= line
+        judged = verdict(self.scores(found), self.threshold(test_case))
+        passed = None if judged == "n.a." else judged == "pass"
         return MetricResult(
             metric_name=self.name, score=found.score, passed=passed, details=found.details
         )

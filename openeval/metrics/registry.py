@@ -1,24 +1,36 @@
-"""The metric registry: every metric by name, in a stable order.
+"""The metric registry: every metric by name, built-ins first in the CONTRACT's table order.
 
-A built-in metric registers itself with the :func:`register_metric` class decorator in its own
-module, and ``openeval/metrics/__init__.py`` imports that module: one new file and one import
-line add a metric. Third-party metrics register through the ``openeval.metrics`` entry-point
-group (the entry point names the class); they run after the built-ins.
+Built-ins are listed in :data:`BUILTIN_METRICS` and imported on first use; each module also
+marks its class with :func:`register_metric`, which checks the docstring (a metric's docstring
+is its contract). Third-party metrics register through the ``openeval.metrics`` entry-point
+group (the entry point names the class) and run after the built-ins. The registry itself is
+the shared :class:`openeval.registry.Registry`.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from importlib.metadata import entry_points
 from typing import TypeVar
 
 from openeval.errors import OpenEvalError
 from openeval.metrics.base import Metric
+from openeval.registry import Registry
 
 _M = TypeVar("_M", bound=type[Metric])
 
-_REGISTRY: dict[str, type[Metric]] = {}
-_entry_points_loaded = False
+BUILTIN_METRICS: dict[str, str] = {
+    "tool_selection_accuracy": "openeval.metrics.tool_selection:ToolSelectionAccuracy",
+    "argument_correctness": "openeval.metrics.arguments:ArgumentCorrectness",
+    "step_efficiency": "openeval.metrics.efficiency:StepEfficiency",
+    "goal_completion_rate": "openeval.metrics.goal:GoalCompletionRate",
+    "denial_recovery_rate": "openeval.metrics.denials:DenialRecoveryRate",
+    "divergence_score": "openeval.metrics.divergence:DivergenceScore",
+    "fixture_freshness": "openeval.metrics.freshness:FixtureFreshness",
+    "output_contains": "openeval.metrics.output:OutputContains",
+    "step_budget": "openeval.metrics.budget:StepBudget",
+}
+"""Built-in metrics in the order every report lists them; one line adds a metric."""
+
+METRICS: Registry[type[Metric]] = Registry("metric", "openeval.metrics", BUILTIN_METRICS)
 
 
 def register_metric(cls: _M) -> _M:
@@ -29,39 +41,32 @@ def register_metric(cls: _M) -> _M:
     """
     if not (cls.__doc__ or "").strip():
         raise ValueError(f"metric {cls.__name__} needs a docstring saying when it passes")
-    existing = _REGISTRY.get(cls.name)
-    if existing is not None and existing is not cls:
-        raise ValueError(f"metric name {cls.name!r} is taken by {existing.__name__}")
-    _REGISTRY[cls.name] = cls
+    METRICS.register(cls.name, cls)
     return cls
-
-
-def _load_entry_points() -> None:
-    global _entry_points_loaded
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    for ep in entry_points(group="openeval.metrics"):
-        module_name, _, attr = ep.value.partition(":")
-        register_metric(getattr(import_module(module_name), attr))
 
 
 def metric_names() -> list[str]:
     """Return the names of every registered metric, built-ins first, in registry order."""
-    _load_entry_points()
-    return list(_REGISTRY)
+    return METRICS.names()
 
 
-def get_metric(name: str) -> Metric:
-    """Return a new instance of the metric called ``name``.
+def metric_class(name: str) -> type[Metric]:
+    """Return the metric class called ``name``; raise OpenEvalError listing the valid names."""
+    cls = METRICS.get(name)
+    if not (isinstance(cls, type) and issubclass(cls, Metric)):
+        raise OpenEvalError(f"metric {name!r} does not name a Metric class (it is {cls!r})")
+    return cls
 
-    Raises OpenEvalError listing the valid names when there is no such metric.
+
+def get_metric(name: str, /, **settings: object) -> Metric:
+    """Return a new instance of the metric called ``name``, built with ``settings``.
+
+    Raises OpenEvalError listing the valid names when there is no such metric, or the valid
+    settings when one is unknown.
     """
-    _load_entry_points()
-    cls = _REGISTRY.get(name)
-    if cls is None:
-        raise OpenEvalError(f"unknown metric {name!r}; expected one of: {', '.join(_REGISTRY)}")
-    return cls()
+    metric_class(name)
+    metric: Metric = METRICS.create(name, **settings)
+    return metric
 
 
 def all_metrics() -> list[Metric]:

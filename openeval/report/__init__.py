@@ -1,25 +1,26 @@
 """Report formats: one module per format, each turning a SuiteResult into text.
 
 A built-in format is a module in this package exposing ``REPORTER`` (an object with ``name``,
-``description`` and ``render(suite) -> str``) plus one line in ``_BUILTIN``. Third-party formats
-register through the ``openeval.reporters`` entry-point group. ``render`` is pure: no printing,
-no clock, so the same suite always gives the same text.
+``description`` and ``render(suite) -> str``) plus one line in :data:`BUILTIN_REPORTERS`.
+Third-party formats register through the ``openeval.reporters`` entry-point group (or
+:func:`register_reporter` at run time). ``render`` is pure: no printing, no clock, so the same
+suite always gives the same text. The registry is the shared :class:`openeval.registry.Registry`.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from importlib.metadata import entry_points
-from typing import Protocol
+from types import ModuleType
+from typing import Any, Protocol
 
-from openeval.errors import SuiteError
-from openeval.results import SuiteResult
+from openeval.errors import OpenEvalError, SuiteError
+from openeval.registry import Registry
+from openeval.results.records import SuiteResult
 
-_BUILTIN: dict[str, str] = {
-    "markdown": "openeval.report.markdown",
-    "json": "openeval.report.json",
-    "junit": "openeval.report.junit",
-    "github": "openeval.report.github",
+BUILTIN_REPORTERS: dict[str, str] = {
+    "markdown": "openeval.report.markdown:REPORTER",
+    "json": "openeval.report.json:REPORTER",
+    "junit": "openeval.report.junit:REPORTER",
+    "github": "openeval.report.github:REPORTER",
 }
 
 
@@ -36,40 +37,30 @@ class Reporter(Protocol):
         ...
 
 
-_extra: dict[str, Reporter] = {}
+REPORTERS: Registry[Any] = Registry("report format", "openeval.reporters", BUILTIN_REPORTERS)
 
 
 def register_reporter(reporter: Reporter) -> Reporter:
-    """Add ``reporter`` to the registry (replacing one of the same name); return it."""
-    _extra[reporter.name] = reporter
+    """Add ``reporter`` to the registry under its name; return it."""
+    REPORTERS.register(reporter.name, reporter)
     return reporter
-
-
-def _entry_points() -> dict[str, str]:
-    return {ep.name: ep.value for ep in entry_points(group="openeval.reporters")}
 
 
 def format_names() -> list[str]:
     """Return every report format name: built-ins first, then registered ones."""
-    names = list(_BUILTIN)
-    names += [n for n in (*_entry_points(), *_extra) if n not in names]
-    return names
+    return REPORTERS.names()
 
 
 def get_reporter(name: str) -> Reporter:
     """Return the reporter called ``name``; raise SuiteError listing the valid names."""
-    if name in _extra:
-        return _extra[name]
-    if name in _BUILTIN:
-        reporter: Reporter = import_module(_BUILTIN[name]).REPORTER
-        return reporter
-    third_party = _entry_points()
-    if name in third_party:
-        module_name, _, attr = third_party[name].partition(":")
-        found: Reporter = getattr(import_module(module_name), attr or "REPORTER")
-        return found
-    valid = ", ".join(format_names())
-    raise SuiteError(f"unknown report format {name!r}; expected one of: {valid}")
+    try:
+        found = REPORTERS.get(name)
+    except OpenEvalError as exc:
+        raise SuiteError(exc.message) from None
+    if isinstance(found, ModuleType):  # an entry point naming a module holding REPORTER
+        found = found.REPORTER
+    reporter: Reporter = found
+    return reporter
 
 
 def render(suite: SuiteResult, format: str) -> str:
@@ -77,4 +68,11 @@ def render(suite: SuiteResult, format: str) -> str:
     return get_reporter(format).render(suite)
 
 
-__all__ = ["Reporter", "format_names", "get_reporter", "register_reporter", "render"]
+__all__ = [
+    "BUILTIN_REPORTERS",
+    "Reporter",
+    "format_names",
+    "get_reporter",
+    "register_reporter",
+    "render",
+]

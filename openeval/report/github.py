@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from openeval.results import CaseResult, SuiteResult
+from openeval.results.records import CaseResult, SuiteResult
 
 Severity = Literal["error", "warning", "notice"]
 
@@ -53,33 +53,34 @@ def command(
 
 def verdict_line(suite: SuiteResult) -> str:
     """Return the one-line verdict of the run: pass rate, case counts and the gate."""
-    passed, evaluated = suite.counted
-    rate = suite.pass_rate
+    s = suite.summary
+    rate = s.pass_rate
     rate_text = (
         "no pass rate: nothing evaluated"
         if rate is None
-        else f"pass rate {rate:.1%} ({passed} of {evaluated} metric results)"
+        else f"pass rate {rate:.1%} ({s.results.passed} of {s.results.judged} results)"
     )
-    n_errored = sum(c.errored for c in suite.cases)
-    n_passed = sum(c.passed for c in suite.cases)
-    n_failed = len(suite.cases) - n_passed - n_errored
-    gate = "gate passed" if suite.gate_passed else "gate failed"
+    gate = "gate passed" if s.gate_passed else "gate failed"
     if suite.fail_under is not None:
         gate += f" (fail-under {suite.fail_under:g})"
     return (
-        f"{rate_text}; {len(suite.cases)} cases: {n_passed} passed, {n_failed} failed, "
-        f"{n_errored} errored; {gate}"
+        f"{rate_text}; {s.cases} cases: {s.passed_cases} passed, {s.failed_cases} failed, "
+        f"{s.errored_cases} errored, {s.not_evaluated_cases} n.a.; {gate}"
     )
 
 
 def case_message(case: CaseResult) -> str:
-    """Return why ``case`` failed or errored, one metric per line; empty when it passed."""
+    """Return why ``case`` failed or errored, one result per line; empty when it passed."""
     if case.error is not None:
         return f"could not be scored: {case.error}"
-    failed = [m for m in case.metrics if m.passed is False]
-    lines = [f"{len(failed)} of {len(case.metrics)} metrics failed:"]
-    lines += [f"- {m.metric_name} (score {m.score:.2f}): {m.details}" for m in failed]
-    return "\n".join(lines) if failed else ""
+    bad = [c for c in case.checks if c.verdict in ("fail", "error")]
+    lines = [f"{len(bad)} of {len(case.checks)} results did not pass:"]
+    lines += [
+        f"- {c.name} ({'errored' if c.verdict == 'error' else 'score ' + c.score_text()}): "
+        f"{c.details}"
+        for c in bad
+    ]
+    return "\n".join(lines) if bad else ""
 
 
 @dataclass(frozen=True)

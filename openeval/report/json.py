@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from openeval.jsonio import dump_json
-from openeval.result_files import SCHEMA_VERSION, case_document, summary_document
-from openeval.results import SuiteResult
+from openeval.results.files import SCHEMA_VERSION, case_document, summary_document
+from openeval.results.records import SuiteResult
 
 
 def report_document(suite: SuiteResult) -> dict[str, Any]:

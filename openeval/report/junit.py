@@ -1,9 +1,11 @@
 """JUnit XML: the test-report format that GitLab, Jenkins, Buildkite and most CI systems read.
 
 One ``testsuite`` holds one ``testcase`` per OpenEval case (``name`` = the case id). A case
-carries one ``failure`` element per failed metric, an ``error`` element when it could not be
-scored, or ``skipped`` when no metric applied to it (every result n.a.). Every metric's verdict
-is also listed in the case's ``system-out``, which CI systems show beside the test.
+carries an ``error`` element when it could not be scored or a check errored, else one
+``failure`` element per failed metric or check, or ``skipped`` when nothing was judged (its
+status is n.a.). Every result's verdict is also listed in the case's ``system-out``, which CI
+systems show beside the test. Outcomes follow the case status of the shared record, so JUnit,
+Markdown and ``summary.json`` always agree.
 
 The suite's ``failures``/``errors``/``skipped`` attributes count test cases, the usual JUnit
 meaning (``tests`` minus the three is the number that passed), not failure elements. Only
@@ -17,8 +19,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-from openeval.models import MetricResult
-from openeval.results import CaseResult, SuiteResult
+from openeval.results.records import CaseResult, SuiteResult
 
 CLASSNAME = "openeval"
 """The ``classname`` of every test case (CI systems group by it)."""
@@ -33,8 +34,7 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
-def _verdict(metric: MetricResult) -> str:
-    return {True: "pass", False: "FAIL", None: "n.a."}[metric.passed]
+_VERDICT = {"pass": "pass", "fail": "FAIL", "n.a.": "n.a.", "error": "ERROR"}
 
 
 def _system_out(case: CaseResult) -> str:
@@ -43,7 +43,8 @@ def _system_out(case: CaseResult) -> str:
     fmt = f" ({case.trace_format})" if case.trace_format else ""
     lines.append(f"trace: {trace}{fmt}")
     lines += [
-        f"{m.metric_name}: {_verdict(m)} (score {m.score:.2f}) {m.details}" for m in case.metrics
+        f"{c.name}: {_VERDICT[c.verdict]} (score {c.score_text()}) {c.details}"
+        for c in case.checks
     ]
     if case.error is not None:
         lines.append(f"error: {case.error}")
@@ -59,26 +60,31 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrib: str) -
 
 
 def _testcase(parent: ET.Element, case: CaseResult) -> str | None:
-    """Write ``case``; return its outcome counted by the suite (None when it passed)."""
+    """Write ``case``; return its outcome element's kind (None when it passed)."""
     element = _sub(parent, "testcase", name=case.case_id, classname=CLASSNAME)
     outcome: str | None = None
-    failed = [m for m in case.metrics if m.passed is False]
-    if case.error is not None:
-        first_line = case.error.splitlines()[0] if case.error.strip() else "case errored"
-        _sub(element, "error", case.error, message=first_line, type="OpenEvalError")
+    status = case.status
+    if status == "error":
+        reasons = [case.error] if case.error is not None else []
+        reasons += [f"{c.name}: {c.details}" for c in case.checks if c.verdict == "error"]
+        text = "\n".join(reasons)
+        first_line = text.splitlines()[0] if text.strip() else "case errored"
+        _sub(element, "error", text, message=first_line, type="OpenEvalError")
         outcome = "errors"
-    elif failed:
-        for metric in failed:
+    elif status == "failed":
+        for check in case.checks:
+            if check.verdict != "fail":
+                continue
             _sub(
                 element,
                 "failure",
-                metric.details,
-                message=f"{metric.metric_name} (score {metric.score:.2f}): {metric.details}",
-                type=metric.metric_name,
+                check.details,
+                message=f"{check.name} (score {check.score_text()}): {check.details}",
+                type=check.spec.kind,
             )
         outcome = "failures"
-    elif all(m.passed is None for m in case.metrics):
-        _sub(element, "skipped", message="no metric applied to this case (all n.a.)")
+    elif status == "n.a.":
+        _sub(element, "skipped", message="nothing was judged in this case (every result n.a.)")
         outcome = "skipped"
     _sub(element, "system-out", _system_out(case))
     return outcome
@@ -98,18 +104,22 @@ class JUnitReporter:
         root = ET.Element("testsuites", name=CLASSNAME)
         testsuite = _sub(root, "testsuite", name=name)
         properties = _sub(testsuite, "properties")
-        rate = suite.pass_rate
+        rate = suite.summary.pass_rate
         _sub(properties, "property", name="pass_rate", value="none" if rate is None else repr(rate))
         if suite.fail_under is not None:
             _sub(properties, "property", name="fail_under", value=repr(suite.fail_under))
         gate = "passed" if suite.gate_passed else "failed"
         _sub(properties, "property", name="gate", value=gate)
 
-        counts = {"tests": len(suite.cases), "failures": 0, "errors": 0, "skipped": 0}
+        summary = suite.summary
         for case in suite.cases:
-            outcome = _testcase(testsuite, case)
-            if outcome is not None:
-                counts[outcome] += 1
+            _testcase(testsuite, case)
+        counts = {
+            "tests": summary.cases,
+            "failures": summary.failed_cases,
+            "errors": summary.errored_cases,
+            "skipped": summary.not_evaluated_cases,
+        }
         for key in ("tests", "failures", "errors", "skipped"):
             testsuite.set(key, str(counts[key]))
         # junit-10.xsd gives <testsuites> no "skipped" attribute.

@@ -1,19 +1,22 @@
 """The ``markdown`` report, written to fit a GitHub job summary.
 
-Order: a headline with the pass rate and the gate verdict; a table per metric; a table of
-cases by metrics; then the failures with their details and the errored cases with their
+Order: a headline with the pass rate and the gate verdict; a table per metric and check; a
+table of cases by checks; then the failures with their details and the errored cases with their
 reasons. Long sections fold into ``<details>`` so the summary stays readable on big suites.
+Every count comes from the run's :class:`~openeval.results.summary.Summary`.
 """
 
 from __future__ import annotations
 
-from openeval.models import MetricResult
-from openeval.results import CaseResult, SuiteResult
+from openeval.results.records import CheckResult, SuiteResult
+from openeval.results.summary import Summary, percent
 
 FOLD_OVER = 20
 """Sections with more rows than this are folded into ``<details>``."""
 
 _CELL_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|"}
+
+__all__ = ["FOLD_OVER", "REPORTER", "MarkdownReporter", "cell", "percent"]
 
 
 def cell(text: str) -> str:
@@ -22,23 +25,8 @@ def cell(text: str) -> str:
     return "<br>".join(line for line in out.replace("\r\n", "\n").split("\n"))
 
 
-def percent(rate: float | None) -> str:
-    """Return a rate as ``87.5%``, or ``n.a.`` when it is None."""
-    return "n.a." if rate is None else f"{rate:.1%}"
-
-
-def _verdict(result: MetricResult | None) -> str:
-    if result is None:
-        return "-"
-    if result.passed is None:
-        return "n.a."
-    return "pass" if result.passed else "**FAIL**"
-
-
-def _status(case: CaseResult) -> str:
-    if case.errored:
-        return "⚠️ error"
-    return "✅ passed" if case.passed else "❌ failed"
+_VERDICT_CELL = {"pass": "pass", "fail": "**FAIL**", "n.a.": "n.a.", "error": "**ERROR**"}
+_STATUS_CELL = {"passed": "✅ passed", "failed": "❌ failed", "error": "⚠️ error", "n.a.": "○ n.a."}
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -53,10 +41,10 @@ def _fold(title: str, body: list[str], rows: int) -> list[str]:
     return [f"<details><summary>{title}</summary>", "", *body, "", "</details>"]
 
 
-def _headline(suite: SuiteResult) -> list[str]:
-    mark = "✅" if suite.gate_passed else "❌"
-    verdict = "gate passed" if suite.gate_passed else "gate failed"
-    rate = suite.pass_rate
+def _headline(suite: SuiteResult, summary: Summary) -> list[str]:
+    mark = "✅" if summary.gate_passed else "❌"
+    verdict = "gate passed" if summary.gate_passed else "gate failed"
+    rate = summary.pass_rate
     figure = "no pass rate: nothing evaluated" if rate is None else f"pass rate {percent(rate)}"
     lines = [f"## {mark} OpenEval: {figure}, {verdict}", ""]
     if suite.fail_under is not None:
@@ -64,59 +52,63 @@ def _headline(suite: SuiteResult) -> list[str]:
             f"Gate: pass rate at least {percent(suite.fail_under)} "
             f"(`--fail-under {suite.fail_under:g}`); no case may error."
         )
-    lines.append(f"Verdict: {cell(suite.gate_reason)}.")
-    cases = suite.cases
-    passed = sum(c.passed for c in cases)
-    errored = sum(c.errored for c in cases)
-    totals = suite.metric_totals()
+    lines.append(f"Verdict: {cell(summary.gate_reason)}.")
+    r = summary.results
     lines += [
         "",
-        f"**{len(cases)}** cases: {passed} passed, {len(cases) - passed - errored} failed, "
-        f"{errored} errored. Metric results: {totals.passed} passed, {totals.failed} failed, "
-        f"{totals.not_applicable} n.a.",
+        f"**{summary.cases}** cases: {summary.passed_cases} passed, {summary.failed_cases} "
+        f"failed, {summary.errored_cases} errored, {summary.not_evaluated_cases} n.a. "
+        f"(cases passed: {percent(summary.case_pass_rate)}). Results: {r.passed} passed, "
+        f"{r.failed} failed, {r.errored} errored, {r.not_applicable} n.a.",
     ]
     return lines
 
 
-def _metric_section(suite: SuiteResult) -> list[str]:
-    tallies = suite.per_metric()
-    if not tallies:
+def _check_section(summary: Summary) -> list[str]:
+    if not summary.per_check:
         return []
     rows = [
-        [name, str(t.passed), str(t.failed), str(t.not_applicable), percent(t.pass_rate)]
-        for name, t in tallies.items()
+        [cell(name), str(t.passed), str(t.failed), str(t.errored), str(t.not_applicable),
+         percent(t.pass_rate)]
+        for name, t in summary.per_check.items()
     ]
-    header = ["metric", "passed", "failed", "n.a.", "pass rate"]
-    return ["", "### Metrics", "", *_table(header, rows)]
+    header = ["metric or check", "passed", "failed", "errored", "n.a.", "pass rate"]
+    return ["", "### Metrics and checks", "", *_table(header, rows)]
 
 
-def _case_section(suite: SuiteResult) -> list[str]:
-    names = list(suite.per_metric())
+def _case_section(suite: SuiteResult, summary: Summary) -> list[str]:
+    names = list(summary.per_check)
     rows = []
     for case in suite.cases:
-        by_name = {m.metric_name: m for m in case.metrics}
-        rows.append(
-            [cell(case.case_id), _status(case), *(_verdict(by_name.get(n)) for n in names)]
-        )
-    table = _table(["case", "status", *names], rows)
+        by_name = {c.name: c for c in case.checks}
+        rows.append([
+            cell(case.case_id), _STATUS_CELL[case.status],
+            *(_VERDICT_CELL[r.verdict] if (r := by_name.get(n)) else "-" for n in names),
+        ])
+    table = _table(["case", "status", *(cell(n) for n in names)], rows)
     return ["", "### Cases", "", *_fold(f"All {len(rows)} cases", table, len(rows))]
+
+
+def _failed(check: CheckResult) -> bool:
+    return check.verdict in ("fail", "error")
 
 
 def _failure_section(suite: SuiteResult) -> list[str]:
     rows = [
-        [cell(case.case_id), m.metric_name, f"{m.score:.2f}", cell(m.details)]
+        [cell(case.case_id), cell(c.name), _VERDICT_CELL[c.verdict], c.score_text(),
+         cell(c.details)]
         for case in suite.cases
-        for m in case.metrics
-        if m.passed is False
+        for c in case.checks
+        if _failed(c)
     ]
     if not rows:
         return []
-    table = _table(["case", "metric", "score", "details"], rows)
-    return ["", "### Failures", "", *_fold(f"{len(rows)} failed metric results", table, len(rows))]
+    table = _table(["case", "metric or check", "verdict", "score", "details"], rows)
+    return ["", "### Failures", "", *_fold(f"{len(rows)} failed results", table, len(rows))]
 
 
 def _error_section(suite: SuiteResult) -> list[str]:
-    rows = [[cell(c.case_id), cell(c.error or "")] for c in suite.cases if c.errored]
+    rows = [[cell(c.case_id), cell(c.error)] for c in suite.cases if c.error is not None]
     if not rows:
         return []
     table = _table(["case", "reason"], rows)
@@ -127,14 +119,15 @@ class MarkdownReporter:
     """Renders a suite as Markdown for a pull request or a GitHub job summary."""
 
     name = "markdown"
-    description = "Markdown for a GitHub job summary: verdict, per-metric and per-case tables"
+    description = "Markdown for a GitHub job summary: verdict, per-check and per-case tables"
 
     def render(self, suite: SuiteResult) -> str:
         """Return the Markdown text of the report, ending with a newline."""
+        summary = suite.summary
         lines = [
-            *_headline(suite),
-            *_metric_section(suite),
-            *_case_section(suite),
+            *_headline(suite, summary),
+            *_check_section(summary),
+            *_case_section(suite, summary),
             *_failure_section(suite),
             *_error_section(suite),
         ]

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
-SchemaName = Literal["trace", "testcase", "result", "summary", "result_v0"]
+SchemaName = Literal[
+    "trace", "testcase", "result", "summary", "result_v1", "summary_v1", "result_v0"
+]
 
 _TYPE_WORDS = {
     "string": "a string",

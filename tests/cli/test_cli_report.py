@@ -10,7 +10,7 @@ from conftest import ROOT, Invoke
 
 from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from openeval.report import render
-from openeval.result_files import read_results, write_results
+from openeval.results.files import read_results, write_results
 from openeval.runner import run_suite
 
 SUITES = ROOT / "tests" / "data" / "suites"

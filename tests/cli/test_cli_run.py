@@ -126,7 +126,7 @@ def test_fail_under_never_passes_an_errored_case(openeval: Invoke, tmp_path: Pat
 def test_quiet_prints_only_the_summary_line(openeval: Invoke) -> None:
     out = openeval("run", "--suite", str(SUITES / "mixed"), "--quiet")
     assert out.stdout.count("\n") == 1
-    assert out.stdout.startswith("openeval: 9 case(s): 3 passed, 0 failed, 6 errored;")
+    assert out.stdout.startswith("openeval: 9 case(s): 3 passed, 0 failed, 6 errored, 0 n.a.")
 
 
 @pytest.mark.parametrize(
@@ -156,7 +156,7 @@ def test_metrics_option_narrows_the_run(openeval: Invoke, tmp_path: Path) -> Non
                    "--output", str(tmp_path), "--quiet")
     assert out.code == EXIT_OK
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert set(summary["per_metric"]) == {first, second}
+    assert set(summary["per_check"]) == {first, second}
     assert summary["metadata"]["metrics"] == [second, first]
 
 

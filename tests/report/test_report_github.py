@@ -15,10 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from openeval.jsonio import read_json_file
-from openeval.models import MetricResult
 from openeval.report import format_names, render
 from openeval.report.github import command, escape_data, escape_property
-from openeval.results import CaseResult, SuiteResult
+from openeval.models import MetricResult
+from openeval.results import CaseResult, CheckResult, SuiteResult
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "report"
 
@@ -78,7 +78,7 @@ def test_one_annotation_per_failed_or_errored_case_pointing_at_its_test_case() -
         if case.error is not None:
             assert case.error in message
         else:
-            for metric in case.metrics:
+            for metric in case.checks:
                 assert (metric.details in message) is (metric.passed is False)
 
 
@@ -90,17 +90,19 @@ def test_failed_case_is_a_warning_when_the_gate_still_passes() -> None:
 
 
 def test_passing_suite_gives_only_the_verdict() -> None:
-    ok = MetricResult("tool_selection_accuracy", 1.0, True, "all 1 expected tool calls made")
+    ok = CheckResult.of_metric(
+        MetricResult("tool_selection_accuracy", 1.0, True, "all 1 expected tool calls made"))
     suite = SuiteResult(cases=(CaseResult("a", "a", "a/testcase.json", "a/trace.json", "native",
                                           (ok,)),))
     assert render(suite, "github") == (
-        "::notice title=OpenEval::pass rate 100.0%25 (1 of 1 metric results); 1 cases: 1 passed,"
-        " 0 failed, 0 errored; gate passed\n"
+        "::notice title=OpenEval::pass rate 100.0%25 (1 of 1 results); 1 cases: 1 passed,"
+        " 0 failed, 0 errored, 0 n.a.; gate passed\n"
     )
 
 
 def test_nothing_evaluated_says_so_and_fails() -> None:
-    na = MetricResult("goal_completion_rate", 1.0, None, "no expected final state")
+    na = CheckResult.of_metric(
+        MetricResult("goal_completion_rate", 1.0, None, "no expected final state"))
     suite = SuiteResult(cases=(CaseResult("a", "a", None, None, None, (na,)),))
     cmd, _, message = decode(render(suite, "github").splitlines()[0])
     assert cmd == "error"

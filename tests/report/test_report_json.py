@@ -8,7 +8,7 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 
 from openeval.report import render
-from openeval.result_files import write_results
+from openeval.results.files import write_results
 from openeval.runner import run_suite
 from openeval.schemas import load_schema
 

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from openeval.jsonio import read_json_file
-from openeval.models import MetricResult
 from openeval.report import format_names, render
-from openeval.results import CaseResult, SuiteResult
+from openeval.models import MetricResult
+from openeval.results import CaseResult, CheckResult, SuiteResult
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "report"
 
@@ -37,7 +37,7 @@ def expected_counts(suite: SuiteResult) -> dict[str, int]:
     errored = [c for c in suite.cases if c.errored]
     failed = [c for c in suite.cases if not c.errored and not c.passed]
     skipped = [
-        c for c in suite.cases if c.passed and all(m.passed is None for m in c.metrics)
+        c for c in suite.cases if not c.errored and all(m.passed is None for m in c.checks)
     ]
     return {
         "tests": len(suite.cases),
@@ -63,7 +63,7 @@ def test_counts_and_results_match_the_suite(tmp_path: Path) -> None:
     by_name = {c.name: c for c in cases}
     for case in suite.cases:
         results = by_name[case.case_id].result
-        failed = [m for m in case.metrics if m.passed is False]
+        failed = [m for m in case.checks if m.passed is False]
         if case.errored:
             assert [type(r) for r in results] == [Error]
             # CRLF reads back as LF; ESC, which XML cannot hold, is written as "\x1b".
@@ -71,9 +71,9 @@ def test_counts_and_results_match_the_suite(tmp_path: Path) -> None:
             assert results[0].text == want
         elif failed:
             assert [type(r) for r in results] == [Failure] * len(failed)
-            assert [r.type for r in results] == [m.metric_name for m in failed]
+            assert [r.type for r in results] == [m.spec.kind for m in failed]
             assert [r.text for r in results] == [m.details for m in failed]
-        elif all(m.passed is None for m in case.metrics):
+        elif all(m.passed is None for m in case.checks):
             assert [type(r) for r in results] == [Skipped]
         else:
             assert results == []
@@ -137,7 +137,8 @@ def test_bytes_are_deterministic_and_carry_no_clock() -> None:
 @given(details=st.text(), case_id=st.text(min_size=1), error=st.text())
 def test_any_text_gives_well_formed_xml(details: str, case_id: str, error: str) -> None:
     failed = CaseResult(case_id, "t", "t/testcase.json", None, None,
-                        (MetricResult("output_contains", 0.0, False, details),))
+                        (CheckResult.of_metric(MetricResult("output_contains", 0.0, False,
+                                                            details)),))
     errored = CaseResult(case_id + "-e", "t", None, None, None, (), error=error)
     xml = render(SuiteResult(cases=(failed, errored)), "junit")
     root = ET.fromstring(xml.encode("utf-8"))

@@ -5,25 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from builders import case
 
-from openeval.models import MetricResult
 from openeval.report import render
 from openeval.report.markdown import FOLD_OVER, cell
-from openeval.results import CaseResult, SuiteResult
+from openeval.results import SuiteResult
 from openeval.runner import run_suite
 
 SUITES = Path(__file__).parents[1] / "data" / "suites"
-
-
-def case(case_id: str, *verdicts: bool | None, error: str | None = None,
-         details: str = "ok") -> CaseResult:
-    metrics = tuple(
-        MetricResult(metric_name=f"m{i}", score=1.0 if v is not False else 0.0, passed=v,
-                     details=details)
-        for i, v in enumerate(verdicts)
-    )
-    return CaseResult(case_id=case_id, task_id=case_id, testcase_path=None, trace_path=None,
-                      trace_format=None, metrics=metrics, error=error)
 
 
 HEADLINES = [
@@ -51,12 +40,12 @@ def test_tables_failures_and_errors_of_a_real_suite() -> None:
     suite = run_suite(SUITES / "legacy_021")
     broken = run_suite(SUITES / "mixed")
     text = render(SuiteResult(cases=suite.cases + broken.cases), "markdown")
-    assert "| metric | passed | failed | n.a. | pass rate |" in text
-    assert "| argument_correctness | 4 | 1 | 0 | 80.0% |" in text
+    assert "| metric or check | passed | failed | errored | n.a. | pass rate |" in text
+    assert "| argument_correctness | 4 | 1 | 0 | 0 | 80.0% |" in text
     assert "| testcases/refund.json | ❌ failed |" in text
     assert "| b-missing-trace | ⚠️ error | - |" in text
     failures = text.split("### Failures", 1)[1].split("###", 1)[0]
-    assert "| testcases/refund.json | goal_completion_rate | 0.00 |" in failures
+    assert "| testcases/refund.json | goal_completion_rate | **FAIL** | 0.00 |" in failures
     errors = text.split("### Errored cases", 1)[1]
     assert "several trace files beside the test case" in errors
 
@@ -65,7 +54,7 @@ def test_cells_escape_pipes_newlines_and_html() -> None:
     assert cell("a|b\nc <d> & e") == "a\\|b<br>c &lt;d&gt; &amp; e"
     suite = SuiteResult(cases=(case("x|y", False, details="got 'a|b'\nthen <c>"),))
     text = render(suite, "markdown")
-    assert "| x\\|y | m0 | 0.00 | got 'a\\|b'<br>then &lt;c&gt; |" in text
+    assert "| x\\|y | m0 | **FAIL** | 0.25 | got 'a\\|b'<br>then &lt;c&gt; |" in text
 
 
 @pytest.mark.parametrize(("count", "folded"), [(FOLD_OVER, False), (FOLD_OVER + 1, True)])

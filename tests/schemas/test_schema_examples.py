@@ -10,7 +10,7 @@ from openeval.adapters import load_trace
 from openeval.adapters.base import TraceSource
 from openeval.adapters.registry import detect_format
 from openeval.jsonio import read_json_file
-from openeval.result_files import read_results, write_results
+from openeval.results.files import read_results, write_results
 from openeval.runner import run_suite
 from openeval.schemas import validate
 from openeval.testcase_file import load_test_case

@@ -1,4 +1,4 @@
-"""Result files: the pass-rate rule, round trips, byte-identical output, and broken folders."""
+"""Result files: round trips, byte-identical output, stale and broken folders, older versions."""
 
 from __future__ import annotations
 
@@ -10,55 +10,13 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from openeval.errors import ResultFileError
-from openeval.models import MetricResult
-from openeval.result_files import read_results, result_file_name, write_results
-from openeval.results import CaseResult, SuiteResult
+from openeval.results.files import read_results, result_file_name, write_results
+from openeval.results.records import SuiteResult
 from openeval.runner import run_suite
 from openeval.schemas import load_schema
+from builders import case
 
-SUITES = Path(__file__).parent / "data" / "suites"
-
-
-def metric(name: str, passed: bool | None) -> MetricResult:
-    score = 1.0 if passed is not False else 0.25
-    return MetricResult(metric_name=name, score=score, passed=passed, details=f"{name} said so")
-
-
-def case(case_id: str, *verdicts: bool | None, error: str | None = None) -> CaseResult:
-    return CaseResult(
-        case_id=case_id, task_id=case_id.split("/")[0], testcase_path=f"{case_id}/testcase.json",
-        trace_path=None if error else f"{case_id}/trace.json",
-        trace_format=None if error else "native",
-        metrics=tuple(metric(f"m{i}", v) for i, v in enumerate(verdicts)), error=error,
-    )
-
-
-RULES = [
-    # id, cases, fail_under, expected pass rate, gate passed
-    ("all-pass", [case("a", True, True), case("b", True, None)], None, 1.0, True),
-    ("none-excluded", [case("a", True, None, None, False)], None, 0.5, False),
-    ("errored-counts-one-failure", [case("a", True, True, True), case("b", error="boom")],
-     None, 0.75, False),
-    ("errored-fails-even-over-fail-under", [case("a", True, True, True), case("b", error="x")],
-     0.5, 0.75, False),
-    ("fail-under-reached", [case("a", True, True, True, False)], 0.75, 0.75, True),
-    ("fail-under-missed", [case("a", True, True, False, False)], 0.75, 0.5, False),
-    ("nothing-evaluated", [case("a", None, None)], None, None, False),
-    ("nothing-evaluated-with-fail-under", [case("a", None)], 0.0, None, False),
-]
-
-
-@pytest.mark.parametrize(
-    ("cases", "fail_under", "rate", "gate"), [r[1:] for r in RULES], ids=[r[0] for r in RULES]
-)
-def test_pass_rate_and_gate_rules(
-    cases: list[CaseResult], fail_under: float | None, rate: float | None, gate: bool
-) -> None:
-    suite = SuiteResult(cases=tuple(cases), fail_under=fail_under)
-    assert suite.pass_rate == rate
-    assert suite.gate_passed is gate
-    if rate is None:
-        assert suite.gate_reason == "no pass rate: nothing evaluated"
+SUITES = Path(__file__).parents[1] / "data" / "suites"
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +57,7 @@ def test_written_files_fit_the_shipped_schemas(tmp_path: Path, mixed_suite: Suit
     assert summary["cases"] == 9 and summary["errored_cases"] == 6
     assert summary["passed_cases"] + summary["failed_cases"] + summary["errored_cases"] == 9
     assert summary["gate_passed"] is False and summary["fail_under"] == 0.5
-    assert set(summary["per_metric"]) == {m.metric_name for m in mixed_suite.cases[0].metrics}
+    assert set(summary["per_check"]) == {c.name for c in mixed_suite.cases[0].checks}
 
 
 def test_cases_sharing_a_task_id_get_separate_files(tmp_path: Path) -> None:
@@ -164,14 +122,24 @@ def _stray(out: Path) -> str:
 
 BROKEN: list[tuple[str, Callable[[Path], str], str | None, str]] = [
     ("truncated-case", _truncate, "line", "invalid JSON"),
-    ("score-not-a-number", _edit_case(lambda d: d["metrics"][0].update(score="high")),
-     "metrics[0].score", "expected a number"),
+    ("score-not-a-number",
+     _edit_case(lambda d: d["checks"][0]["scores"][0].update(value=None)),  # type: ignore[index]
+     "checks[0].scores[0].value", "expected a number or true or false or a string"),
     ("unknown-key", _edit_case(lambda d: d.update(verdict="ok")), "verdict", "unknown key"),
+    ("verdict-lies", _edit_case(lambda d: d["checks"][0].update(verdict="n.a.")),  # type: ignore[index]
+     "checks[0].verdict", "does not follow from its scores"),
     ("status-lies", _edit_case(lambda d: d.update(status="error")), "status", "does not match"),
     ("pass-rate-edited", _edit_summary("pass_rate", 1.0), "pass_rate", "case result files give"),
     ("summary-bad-type", _edit_summary("cases", "nine"), "cases", "expected an integer"),
     ("listed-file-missing", _remove, "result_files[0]", "which is missing"),
     ("unlisted-file", _stray, None, "not listed in summary.json"),
+    ("listed-twice", lambda out: _edit_summary("result_files", [
+        json.loads((out / "summary.json").read_text())["result_files"][0]] * 9)(out),
+     "result_files[1]", "is listed twice"),
+    ("listed-outside", _edit_summary("result_files", ["../x.result.json"]),
+     "result_files[0]", "is not a result file of this folder"),
+    ("listed-not-a-result", _edit_summary("result_files", ["summary.json"]),
+     "result_files[0]", "is not a result file of this folder"),
 ]
 
 
@@ -207,7 +175,7 @@ def test_a_folder_holding_no_result_is_refused(tmp_path: Path, setup: str) -> No
     assert caught.value.source == str(folder)
 
 
-LEGACY_RESULTS = Path(__file__).parent / "data" / "results" / "openeval_021"
+LEGACY_RESULTS = Path(__file__).parents[1] / "data" / "results" / "openeval_021"
 """Written by openeval-core 0.2.1 itself (in a separate virtualenv) over a copy of
 ``tests/data/suites/legacy_021`` plus a test case without a trace (``orphan``)."""
 
@@ -218,7 +186,7 @@ def test_results_written_by_openeval_0_2_1_are_read() -> None:
     assert list(by_id) == ["lookup", "orphan", "refund"]
     assert by_id["lookup"].passed and not by_id["refund"].passed
     assert by_id["orphan"].errored and "Missing matching trace" in (by_id["orphan"].error or "")
-    names = [m.metric_name for m in by_id["refund"].metrics]
+    names = [c.name for c in by_id["refund"].checks]
     assert names == ["tool_selection_accuracy", "argument_correctness", "step_efficiency",
                      "goal_completion_rate"]
     # 6 passed of 8 metric results, plus the errored case as one failure.
@@ -242,3 +210,34 @@ def test_a_folder_of_other_json_is_not_taken_for_results(tmp_path: Path) -> None
     (tmp_path / "testcase.json").write_text('{"task_id": "t"}')
     with pytest.raises(ResultFileError, match="holds no result"):
         read_results(tmp_path)
+
+
+V1_RESULTS = Path(__file__).parents[1] / "data" / "results" / "openeval_v1"
+"""Written by OpenEval before schema version 2 (commit e0d3a53) over ``suites/mixed``."""
+
+
+def test_results_of_schema_version_1_are_read_and_counted_the_same() -> None:
+    old = read_results(V1_RESULTS)
+    new = run_suite(SUITES / "mixed", fail_under=0.5)
+    assert [c.case_id for c in old.cases] == [c.case_id for c in new.cases]
+    assert [c.status for c in old.cases] == [c.status for c in new.cases]
+    assert old.summary.pass_rate == new.summary.pass_rate == 0.75
+    assert old.summary.results == new.summary.results
+    assert old.metadata["read_from"] == "OpenEval result files, schema version 1"
+
+
+def test_an_interrupted_run_leaves_no_old_verdict(tmp_path: Path) -> None:
+    from openeval.results.files import prepare_output
+
+    write_results(SuiteResult(cases=(case("c1", True),)), tmp_path)
+    prepare_output(tmp_path)  # what `openeval run` does before the first case is scored
+    assert not (tmp_path / "summary.json").exists()
+    assert list(tmp_path.glob("*.result.json")) == []
+    with pytest.raises(ResultFileError, match="holds no result"):
+        read_results(tmp_path)
+
+
+def test_files_no_run_listed_are_left_alone(tmp_path: Path) -> None:
+    (tmp_path / "mine-00000000.result.json").write_text("{}")
+    write_results(SuiteResult(cases=(case("c1", True),)), tmp_path)
+    assert (tmp_path / "mine-00000000.result.json").exists()

@@ -1,0 +1,36 @@
+"""What every command shares: the one-line error, writing a file, and reading a limits flag."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from openeval.errors import OpenEvalError
+
+
+def one_line(text: str) -> str:
+    """Return ``text`` on one line: CR and LF (any line break) become spaces."""
+    return " ".join(text.splitlines())
+
+
+def fail(error: OpenEvalError, code: int) -> NoReturn:
+    """Print ``error`` as one line on stderr and exit with ``code``."""
+    # One line, always: CI log parsers and the GitHub Action read the first line only.
+    click.echo(f"openeval: error: {one_line(str(error))}", err=True)
+    raise SystemExit(code)
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``, creating its folder; raise OpenEvalError on failure."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:
+        raise OpenEvalError(f"cannot write: {exc.strerror}", source=path) from None
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path``, creating its folder; raise OpenEvalError on failure."""
+    write_bytes(path, text.encode("utf-8"))

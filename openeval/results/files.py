@@ -1,0 +1,337 @@
+"""Result files: a :class:`SuiteResult` written as one JSON file per case plus ``summary.json``.
+
+The format is described in proposals/0001-result-files-and-pass-rate.md and 0002 (schema
+version 2) and fixed by the ``result`` and ``summary`` schemas shipped in
+:mod:`openeval.schemas`. Output is canonical (sorted keys, no clock), so the same run gives
+byte-identical files.
+
+Stale verdicts never read as current: :func:`prepare_output` removes the previous run's
+``summary.json`` (and the case files it listed) before the first case is scored, every file is
+written whole (temporary file, then rename), and ``summary.json`` is written last, so a folder
+whose run did not finish holds no summary and :func:`read_results` refuses it. Files that no
+OpenEval run listed are left alone.
+
+:func:`read_results` also reads folders written before schema version 2 (version 1 files of
+earlier OpenEval releases, and the one-file-per-task results of openeval-core 0.2.1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from openeval.errors import OpenEvalError, ResultFileError
+from openeval.jsonio import dump_json, parse_json, read_json_file
+from openeval.results.records import CaseResult, CheckResult, CheckSpec, SuiteResult
+from openeval.schemas import validate
+from openeval.scores import Score, Verdict, verdict
+
+SCHEMA_VERSION = 2
+SUMMARY_NAME = "summary.json"
+RESULT_SUFFIX = ".result.json"
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_MAX_STEM = 80
+
+
+def result_file_name(case_id: str) -> str:
+    """Return the file name of a case's result: readable, and unique per ``case_id``.
+
+    The readable part is ``case_id`` with unsafe characters replaced; a short hash of the exact
+    ``case_id`` keeps two cases apart even when their readable parts are the same.
+    """
+    stem = _UNSAFE.sub("_", case_id).strip("._-")[:_MAX_STEM] or "case"
+    # surrogateescape: a folder name that is not valid UTF-8 still hashes, never raises.
+    digest = hashlib.sha256(case_id.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{stem}-{digest}{RESULT_SUFFIX}"
+
+
+def _file_names(suite: SuiteResult) -> list[str]:
+    names: list[str] = []
+    used: set[str] = set()
+    for case in suite.cases:
+        name = result_file_name(case.case_id)
+        n = 2
+        while name in used:  # only when one suite holds the same case_id twice
+            name = result_file_name(f"{case.case_id}#{n}")
+            n += 1
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def summary_document(suite: SuiteResult, result_files: list[str]) -> dict[str, Any]:
+    """Return the JSON object of ``summary.json`` for ``suite`` and its case file names."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        **suite.summary.to_dict(),
+        "result_files": result_files,
+        "metadata": suite.metadata,
+    }
+
+
+def case_document(case: CaseResult) -> dict[str, Any]:
+    """Return the JSON object of one case's result file."""
+    return {"schema_version": SCHEMA_VERSION, **case.to_dict()}
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    # A reader never sees half a file: write beside it, then rename over it.
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+def _listed_by_previous_run(out: Path) -> list[str]:
+    """Return the case files the folder's summary.json lists (none when it is unreadable)."""
+    try:
+        document = parse_json((out / SUMMARY_NAME).read_bytes())
+    except (OSError, OpenEvalError):
+        return []
+    listed = document.get("result_files") if isinstance(document, dict) else None
+    if not isinstance(listed, list):
+        return []
+    return [n for n in listed if isinstance(n, str) and _is_plain_result_name(n)]
+
+
+def _is_plain_result_name(name: str) -> bool:
+    return name.endswith(RESULT_SUFFIX) and "/" not in name and "\\" not in name and name[0] != "."
+
+
+def prepare_output(out_dir: str | Path) -> Path:
+    """Make ``out_dir`` ready for a new run, before any case is scored; return it.
+
+    Removes the previous run's ``summary.json`` and the case files it listed, so an
+    interrupted run can never leave an old verdict that reads as current. Raises
+    ResultFileError when the folder cannot be made or cleared.
+    """
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        stale = _listed_by_previous_run(out)
+        summary = out / SUMMARY_NAME
+        if summary.is_file():
+            summary.unlink()
+        for name in stale:
+            (out / name).unlink(missing_ok=True)
+    except OSError as exc:
+        raise ResultFileError(
+            f"cannot prepare the results folder: {exc.strerror}", source=exc.filename or out
+        ) from None
+    return out
+
+
+def write_results(suite: SuiteResult, out_dir: str | Path) -> Path:
+    """Write ``suite`` into ``out_dir`` (prepared first if needed) and return ``out_dir``.
+
+    Raises ResultFileError when the folder cannot be written.
+    """
+    out = prepare_output(out_dir)
+    names = _file_names(suite)
+    try:
+        for case, name in zip(suite.cases, names, strict=True):
+            _write_whole(out / name, dump_json(case_document(case)))
+        # Written last: a summary present means every case file it lists was written.
+        _write_whole(out / SUMMARY_NAME, dump_json(summary_document(suite, names)))
+    except OSError as exc:
+        raise ResultFileError(
+            f"cannot write results: {exc.strerror}", source=exc.filename or out
+        ) from None
+    return out
+
+
+def read_results(in_dir: str | Path) -> SuiteResult:
+    """Return the suite stored in ``in_dir`` by :func:`write_results` (any schema version).
+
+    Raises ResultFileError naming the file (and JSON path) when the folder is missing or holds
+    no result, when a file is not valid JSON or does not fit its schema, when ``summary.json``
+    and the case files disagree, when a listed entry is not a plain result file name of this
+    folder or is listed twice, or when a case file is not listed in the summary.
+    """
+    folder = Path(in_dir)
+    if not folder.is_dir():
+        what = "does not exist" if not folder.exists() else "is not a folder"
+        raise ResultFileError(f"result folder {what}", source=folder)
+    summary_path = folder / SUMMARY_NAME
+    present = sorted(p.name for p in folder.glob(f"*{RESULT_SUFFIX}"))
+    if not summary_path.is_file() and not present:
+        # No file of ours: perhaps the one-file-per-task results of openeval-core 0.2.1.
+        legacy = [(p, read_json_file(p, error=ResultFileError))
+                  for p in sorted(folder.glob("*.json"))]
+        if any(isinstance(doc, dict) and "metrics" in doc for _, doc in legacy):
+            return read_results_021(legacy)
+    if not summary_path.is_file():
+        message = (
+            "holds no result (expected summary.json and *.result.json files written by "
+            "`openeval run --output`)"
+            if not present
+            else "summary.json is missing beside the case result files: the run that wrote "
+            "them did not finish, so they are not a verdict"
+        )
+        raise ResultFileError(message, source=folder)
+    summary = read_json_file(summary_path, error=ResultFileError)
+    version = summary.get("schema_version") if isinstance(summary, dict) else None
+    if version == 1:
+        return _read_v1(folder, summary_path, summary, present)
+    validate(summary, "summary", source=summary_path, error=ResultFileError)
+    listed = _listed(summary, summary_path, present, folder)
+    cases = tuple(_read_case(folder / name, summary_path, i) for i, name in enumerate(listed))
+    suite = SuiteResult(cases=cases, fail_under=summary["fail_under"], metadata=summary["metadata"])
+    _agree(summary, summary_document(suite, listed), summary_path)
+    return suite
+
+
+def _listed(
+    summary: dict[str, Any], summary_path: Path, present: list[str], folder: Path
+) -> list[str]:
+    listed: list[str] = summary["result_files"]
+    if not listed:
+        raise ResultFileError("holds no result: summary.json lists no case", source=summary_path)
+    seen: set[str] = set()
+    for i, name in enumerate(listed):
+        if not _is_plain_result_name(name):
+            raise ResultFileError(
+                f"{name!r} is not a result file of this folder (expected a name ending in "
+                f"{RESULT_SUFFIX}, with no folder part)",
+                source=summary_path, location=f"result_files[{i}]",
+            )
+        if name in seen:
+            raise ResultFileError(
+                f"{name!r} is listed twice", source=summary_path, location=f"result_files[{i}]"
+            )
+        seen.add(name)
+    for name in sorted(set(present) - seen):
+        raise ResultFileError(
+            "case result file not listed in summary.json (left from another run?)",
+            source=folder / name,
+        )
+    return listed
+
+
+def _agree(summary: dict[str, Any], expected: dict[str, Any], summary_path: Path) -> None:
+    for key in sorted(expected):
+        if summary.get(key) != expected[key]:
+            raise ResultFileError(
+                f"says {summary.get(key)!r} but the case result files give {expected[key]!r}",
+                source=summary_path,
+                location=key,
+            )
+
+
+def _read_document(path: Path, summary_path: Path, index: int) -> Any:
+    if not path.is_file():
+        raise ResultFileError(
+            f"lists {path.name}, which is missing", source=summary_path,
+            location=f"result_files[{index}]",
+        )
+    return read_json_file(path, error=ResultFileError)
+
+
+def _read_case(path: Path, summary_path: Path, index: int) -> CaseResult:
+    document = _read_document(path, summary_path, index)
+    validate(document, "result", source=path, error=ResultFileError)
+    try:
+        case = CaseResult.from_dict(document)
+    except ValueError as exc:  # a score whose value does not fit its data type
+        raise ResultFileError(str(exc), source=path, location="checks") from None
+    for i, check in enumerate(case.checks):
+        derived = "error" if check.verdict == "error" and not check.scores else verdict(
+            check.scores, check.spec.threshold
+        )
+        if derived != check.verdict:
+            raise ResultFileError(
+                f"verdict {check.verdict!r} does not follow from its scores and threshold "
+                f"(expected {derived!r})", source=path, location=f"checks[{i}].verdict",
+            )
+    if case_document(case) != document:
+        raise ResultFileError(
+            f"status {document['status']!r} does not match the case's error and checks "
+            f"(expected {case.status!r})",
+            source=path,
+            location="status",
+        )
+    return case
+
+
+# ---- schema version 1 (OpenEval before the scoring core was widened) ----
+
+def _verdict_of(passed: bool | None) -> Verdict:
+    return "n.a." if passed is None else ("pass" if passed else "fail")
+
+
+def _metric_v1(result: dict[str, Any]) -> CheckResult:
+    name = result["metric_name"]
+    passed = result["passed"]
+    scores = () if passed is None else (Score(result["score"], "NUMERIC", result["details"], name),)
+    return CheckResult(
+        spec=CheckSpec(kind=name, name=name, family="metric"),
+        verdict=_verdict_of(passed),
+        scores=scores,
+        details=result["details"],
+    )
+
+
+def _read_v1(
+    folder: Path, summary_path: Path, summary: dict[str, Any], present: list[str]
+) -> SuiteResult:
+    validate(summary, "summary_v1", source=summary_path, error=ResultFileError)
+    listed = _listed(summary, summary_path, present, folder)
+    cases = []
+    for i, name in enumerate(listed):
+        path = folder / name
+        document = _read_document(path, summary_path, i)
+        validate(document, "result_v1", source=path, error=ResultFileError)
+        cases.append(
+            CaseResult(
+                case_id=document["case_id"],
+                task_id=document["task_id"],
+                testcase_path=document["testcase"],
+                trace_path=document["trace"],
+                trace_format=document["trace_format"],
+                checks=tuple(_metric_v1(m) for m in document["metrics"]),
+                error=document["error"],
+                trace_task_id=document.get("trace_task_id"),
+            )
+        )
+    metadata = {**summary["metadata"], "read_from": "OpenEval result files, schema version 1"}
+    return SuiteResult(cases=tuple(cases), fail_under=summary["fail_under"], metadata=metadata)
+
+
+# ---- openeval-core 0.2.1 ----
+
+def read_results_021(files: list[tuple[Path, Any]]) -> SuiteResult:
+    """Return the suite held by result files that openeval-core 0.2.1 wrote, one per case.
+
+    0.2.1 wrote ``<task_id>.json`` holding ``task_id``, ``metrics`` (display name -> result)
+    and, for a case it could not read, ``error``; there was no summary. Metric names are
+    turned into today's snake_case names ("Tool Selection Accuracy" -> tool_selection_accuracy)
+    and kept in the order written. Raises ResultFileError naming the file and JSON path when a
+    file does not have that shape.
+    """
+    cases = []
+    for path, document in files:
+        validate(document, "result_v0", source=path, error=ResultFileError)
+        checks = tuple(
+            _metric_v1({**result, "metric_name": _snake_case(result["metric_name"]),
+                        "score": float(result["score"])})
+            for result in document["metrics"].values()
+        )
+        cases.append(
+            CaseResult(
+                case_id=path.stem,
+                task_id=document["task_id"],
+                testcase_path=None,
+                trace_path=None,
+                trace_format=None,
+                checks=() if "error" in document else checks,
+                error=document.get("error"),
+            )
+        )
+    return SuiteResult(cases=tuple(cases), metadata={"read_from": "openeval-core 0.2.1 results"})
+
+
+def _snake_case(display_name: str) -> str:
+    return "_".join(display_name.lower().split())

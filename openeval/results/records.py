@@ -1,0 +1,237 @@
+"""The result record: what one check found on one case, what one case found, and a whole run.
+
+Every metric, built-in check and user check of a case produces one :class:`CheckResult`: the
+:class:`CheckSpec` that built it (kind, instance name, settings, pass line), a four-state
+verdict (``pass``, ``fail``, ``n.a.``, ``error``), its named scores and one line of details.
+A :class:`CaseResult` holds a case's check results, or the reason it could not be scored; a
+:class:`SuiteResult` holds every case of a run, and computes its :class:`~openeval.results.
+summary.Summary` once. Every reporter, ``summary.json`` and the GitHub Action read these values
+and nothing else (proposals/0002-scoring-core.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal
+
+from openeval.scores import Score, Verdict
+
+if TYPE_CHECKING:
+    from openeval.models import MetricResult
+    from openeval.results.summary import Summary
+
+Family = Literal["metric", "check", "code"]
+"""Where a check comes from: a metric, a built-in check of :mod:`openeval.checks`, user code."""
+
+CaseStatus = Literal["passed", "failed", "error", "n.a."]
+"""``error``: the case could not be scored, or a check errored. ``n.a.``: nothing was judged."""
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """What to run: a registered kind, the name it shows under, its settings and pass line."""
+
+    kind: str
+    """The registry name: ``tool_selection_accuracy``, ``json_validity``, a code path ..."""
+    name: str
+    """The instance name shown in reports and used by gates; unique within a case."""
+    family: Family = "metric"
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword settings, as JSON values."""
+    threshold: float | None = None
+    """The pass line of the primary NUMERIC score, when the entry gives one."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the spec as a JSON object."""
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "family": self.family,
+            "settings": dict(self.settings),
+            "threshold": self.threshold,
+        }
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of one check instance on one case."""
+
+    spec: CheckSpec
+    verdict: Verdict
+    """``pass``, ``fail``, ``n.a.`` (nothing to judge) or ``error`` (never a pass)."""
+    scores: tuple[Score, ...] = ()
+    """Every score the check returned, primary first; empty when n.a. or errored."""
+    details: str = ""
+    """One line a person reading a CI log can act on."""
+
+    @property
+    def name(self) -> str:
+        """The instance name (``spec.name``)."""
+        return self.spec.name
+
+    @property
+    def passed(self) -> bool | None:
+        """True on pass, False on fail or error, None when not evaluated."""
+        if self.verdict == "n.a.":
+            return None
+        return self.verdict == "pass"
+
+    @property
+    def primary(self) -> Score | None:
+        """The first score, or None when there is none."""
+        return self.scores[0] if self.scores else None
+
+    def score_text(self) -> str:
+        """Return the primary score for a report cell: ``0.75``, ``true``, a category, or ``-``."""
+        primary = self.primary
+        if primary is None:
+            return "-"
+        value = primary.value
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, (int, float)):
+            return f"{value:.2f}"
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the result as the JSON object of a result file's ``checks`` list."""
+        return {
+            **self.spec.to_dict(),
+            "verdict": self.verdict,
+            "details": self.details,
+            "scores": [s.to_dict() for s in self.scores],
+        }
+
+    @classmethod
+    def of_metric(cls, result: MetricResult, threshold: float | None = None) -> CheckResult:
+        """Return the record of a metric's public :class:`MetricResult` (n.a.: no score)."""
+        name = result.metric_name
+        if result.passed is None:
+            return cls(CheckSpec(name, name, "metric", threshold=threshold), "n.a.", (),
+                       result.details)
+        scores = (Score(result.score, "NUMERIC", result.details, name, True),)
+        return cls(CheckSpec(name, name, "metric", threshold=threshold),
+                   "pass" if result.passed else "fail", scores, result.details)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CheckResult:
+        """Build a result from its JSON object (already schema-checked)."""
+        spec = CheckSpec(
+            kind=data["kind"],
+            name=data["name"],
+            family=data["family"],
+            settings=data["settings"],
+            threshold=data["threshold"],
+        )
+        return cls(
+            spec=spec,
+            verdict=data["verdict"],
+            scores=tuple(Score.from_dict(s) for s in data["scores"]),
+            details=data["details"],
+        )
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The outcome of one case: its check results, or the reason it could not be scored."""
+
+    case_id: str
+    """Unique, stable id of the case in its suite (its folder or file path, POSIX style)."""
+    task_id: str
+    """The test case's task id (not unique: two cases may share one)."""
+    testcase_path: str | None
+    """Path of the test case file as given on the command line or found in the suite."""
+    trace_path: str | None
+    """Path of the trace file; None when it was never found."""
+    trace_format: str | None
+    """The adapter that read the trace; None when it was never read."""
+    checks: tuple[CheckResult, ...] = ()
+    """One result per metric and check run, metrics first in registry order, then checks."""
+    error: str | None = None
+    """Why the case could not be scored (unreadable file, ...); None when it was scored."""
+    trace_task_id: str | None = None
+    """The task id the trace itself carries (may differ from ``task_id``); None when unread."""
+
+    @property
+    def errored(self) -> bool:
+        """True when the case could not be scored, or one of its checks errored."""
+        return self.error is not None or any(c.verdict == "error" for c in self.checks)
+
+    @property
+    def status(self) -> CaseStatus:
+        """``error``, else ``failed`` when a check failed, else ``passed`` when one passed,
+        else ``n.a.`` (nothing was judged: every check n.a., or none ran)."""
+        if self.errored:
+            return "error"
+        verdicts = {c.verdict for c in self.checks}
+        if "fail" in verdicts:
+            return "failed"
+        return "passed" if "pass" in verdicts else "n.a."
+
+    @property
+    def passed(self) -> bool:
+        """True when nothing failed or errored (an n.a. case has not failed)."""
+        return self.status in ("passed", "n.a.")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the case as the JSON object of its result file (without the version)."""
+        return {
+            "case_id": self.case_id,
+            "task_id": self.task_id,
+            "testcase": self.testcase_path,
+            "trace": self.trace_path,
+            "trace_format": self.trace_format,
+            "status": self.status,
+            "error": self.error,
+            "checks": [c.to_dict() for c in self.checks],
+            "trace_task_id": self.trace_task_id,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CaseResult:
+        """Build a case from its result-file JSON object (already schema-checked)."""
+        return cls(
+            case_id=data["case_id"],
+            task_id=data["task_id"],
+            testcase_path=data.get("testcase"),
+            trace_path=data.get("trace"),
+            trace_format=data.get("trace_format"),
+            checks=tuple(CheckResult.from_dict(c) for c in data.get("checks", [])),
+            error=data.get("error"),
+            trace_task_id=data.get("trace_task_id"),
+        )
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    """Every case of a run, in a stable order; :attr:`summary` counts them, once."""
+
+    cases: tuple[CaseResult, ...]
+    fail_under: float | None = None
+    """The gate's pass-rate floor, when one was given."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Run settings worth recording (suite path, metrics chosen); never wall-clock times."""
+
+    @cached_property
+    def summary(self) -> Summary:
+        """The counts, pass rates and gate verdict of this run, computed once."""
+        from openeval.results.summary import Summary
+
+        return Summary.of(self)
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed over judged check results (see :class:`Summary`); None when none was judged."""
+        return self.summary.pass_rate
+
+    @property
+    def gate_passed(self) -> bool:
+        """True when the run passes the gate (CONTRACT section 4)."""
+        return self.summary.gate_passed
+
+    @property
+    def gate_reason(self) -> str:
+        """One sentence saying why the gate passed or failed."""
+        return self.summary.gate_reason

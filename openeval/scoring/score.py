@@ -1,0 +1,116 @@
+"""The pure scorer: a trace and a case plan in, one result per check instance out.
+
+:func:`score` reads nothing and prints nothing; the same trace and plan always give the same
+results, in any process. Each check runs in isolation: a check that raises becomes that
+check's ``error`` result, and the others still run.
+
+- An :class:`~openeval.errors.OpenEvalError` (bad input the check could not judge) gives its
+  message as the details.
+- Any other exception is a bug, in OpenEval or in a user's check: the details name the check
+  and the exception in one line, so the CI log says what broke, and the ``error`` verdict
+  fails the gate. Nothing is turned into a score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from openeval.errors import OpenEvalError
+from openeval.registry import check_settings
+from openeval.results.records import CheckResult, CheckSpec
+from openeval.scores import Score, Scores, verdict
+
+if TYPE_CHECKING:
+    from openeval.metrics.base import Metric
+    from openeval.models import AgentTrace, EvalTestCase
+    from openeval.scoring.plan import CasePlan
+
+MAX_DETAILS = 2000
+"""Longest details line kept in a result (a check may explain at length; a log line may not)."""
+
+
+def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
+    """Return one result per check of ``plan`` on ``trace``, in plan order."""
+    results: list[CheckResult] = []
+    earlier: dict[str, Scores] = {}
+    for spec in plan.checks:
+        result = _run_isolated(spec, trace, plan.test_case, earlier)
+        earlier[spec.name] = Scores(result.scores)
+        results.append(result)
+    return tuple(results)
+
+
+def _run_isolated(
+    spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase, earlier: Mapping[str, Scores]
+) -> CheckResult:
+    try:
+        if spec.family == "metric":
+            return _run_metric(spec, trace, test_case)
+        return _run_check(spec, trace, test_case, earlier)
+    except OpenEvalError as exc:
+        return CheckResult(spec, "error", (), _bounded(str(exc)))
+    except Exception as exc:  # isolation: one broken check never takes the case down
+        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return CheckResult(
+            spec, "error", (), _bounded(f"{spec.name} crashed: {reason} (a bug; please report it)")
+        )
+
+
+@cache
+def _metric(cls: type[Metric], threshold: float | None) -> Metric:
+    if cls.default_threshold is None:
+        return cls()
+    return cls(threshold=threshold)
+
+
+def _run_metric(spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase) -> CheckResult:
+    from openeval.metrics.registry import metric_class
+
+    metric = _metric(metric_class(spec.kind), spec.threshold)
+    found = metric.measure(trace, test_case)
+    scores = metric.scores(found)
+    return CheckResult(spec, verdict(scores, spec.threshold), tuple(scores),
+                       _bounded(found.details))
+
+
+def _run_check(
+    spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase, earlier: Mapping[str, Scores]
+) -> CheckResult:
+    from openeval.checks import CheckContext
+    from openeval.scoring.catalog import check_registry
+
+    function = check_registry().get(spec.kind)
+    settings = check_settings(function, spec.settings, what=f"check {spec.kind!r}")
+    context = CheckContext(trace=trace, test_case=test_case, params=dict(spec.settings),
+                           scores=dict(earlier))
+    returned = function(context, **settings)
+    scores = as_scores(returned, spec.name)
+    return CheckResult(spec, verdict(scores, spec.threshold), tuple(scores),
+                       _bounded(details_of(scores)))
+
+
+def as_scores(returned: Any, name: str) -> Scores:
+    """Return what a check returned as Scores; raise OpenEvalError when it is not scores."""
+    if isinstance(returned, Score):
+        return Scores([returned])
+    if isinstance(returned, list) and all(isinstance(s, Score) for s in returned):
+        return Scores(returned)
+    raise OpenEvalError(
+        f"check {name!r} returned {type(returned).__name__}, expected Scores (a list of Score)"
+    )
+
+
+def details_of(scores: Scores) -> str:
+    """Return the one-line details of a check: its scores' comments, primary first."""
+    parts: list[str] = []
+    for s in scores:
+        if s.comment:
+            parts.append(f"{s.name}: {s.comment}" if s.name and parts else s.comment)
+    return "; ".join(parts)
+
+
+def _bounded(text: str) -> str:
+    line = " ".join(text.splitlines())
+    return line if len(line) <= MAX_DETAILS else line[: MAX_DETAILS - 1] + "…"

@@ -1,0 +1,132 @@
+"""Suite discovery: the cases of a suite folder, in sorted path order (CONTRACT section 3).
+
+Two layouts are understood, and both may appear in one tree:
+
+(a) openeval-core 0.2.1: ``DIR/testcases/X.json`` paired with ``DIR/traces/X.*``;
+(b) case folders: a ``testcase.json`` (or ``X.testcase.json``) whose trace is the file its
+    ``trace`` key names, else the one trace file beside it (``trace.*``, ``*.trace``,
+    ``*.trace.json``, ``*.trace.jsonl``).
+
+Discovery reads no file's content; a case whose trace cannot be found is still returned, with
+the reason in :attr:`CaseSpec.problem`, so it becomes an errored case and is never dropped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from openeval.errors import SuiteError
+
+TESTCASE_NAME = "testcase.json"
+TESTCASE_SUFFIX = ".testcase.json"
+LEGACY_TESTCASES = "testcases"
+LEGACY_TRACES = "traces"
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    """A case found in a suite: where its files are, or why its trace could not be found."""
+
+    case_id: str
+    """The case's path relative to the suite folder, POSIX style."""
+    testcase_path: Path
+    trace_path: Path | None
+    """The trace file; None when it is named by the test case's ``trace`` key (read later)
+    or when ``problem`` says why none was found."""
+    problem: str | None = None
+    """Why the case cannot be scored before reading anything (no trace, several traces)."""
+
+
+def is_trace_name(name: str) -> bool:
+    """Return True when a file name marks a trace: ``trace.*``, ``*.trace``, ``*.trace.json(l)``."""
+    return (
+        name.startswith("trace.")
+        or name.endswith((".trace", ".trace.json", ".trace.jsonl"))
+    )
+
+
+def discover(suite_dir: str | Path) -> list[CaseSpec]:
+    """Return every case under ``suite_dir``, in sorted path order.
+
+    Raises SuiteError when ``suite_dir`` is not a folder or holds no case.
+    """
+    root = Path(suite_dir)
+    if not root.is_dir():
+        what = "does not exist" if not root.exists() else "is not a folder"
+        raise SuiteError(f"suite folder {what}", source=root)
+    specs: list[CaseSpec] = []
+    for folder, dirnames, filenames in _walk(root):
+        dirnames.sort()
+        names = sorted(filenames)
+        if folder.name == LEGACY_TESTCASES and (folder.parent / LEGACY_TRACES).is_dir():
+            specs += _legacy_cases(root, folder, names)
+            continue
+        testcases = [n for n in names if n == TESTCASE_NAME or n.endswith(TESTCASE_SUFFIX)]
+        traces = [n for n in names if is_trace_name(n)]
+        specs += [_folder_case(root, folder, name, traces) for name in testcases]
+    if not specs:
+        raise SuiteError(
+            "no case found: expected folders holding testcase.json (or *.testcase.json) and a "
+            "trace file, or testcases/ and traces/ folders (openeval-core 0.2.1 layout)",
+            source=root,
+        )
+    return sorted(specs, key=lambda s: s.case_id)
+
+
+def _walk(root: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
+    for folder, dirnames, filenames in os.walk(root):
+        # Our own work folders (results written inside the suite, caches) hold no cases.
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
+        yield Path(folder), dirnames, filenames
+
+
+def _case_id(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _legacy_cases(root: Path, folder: Path, names: list[str]) -> list[CaseSpec]:
+    traces_dir = folder.parent / LEGACY_TRACES
+    trace_names = sorted(p.name for p in traces_dir.iterdir() if p.is_file())
+    specs = []
+    for name in names:
+        if not name.endswith(".json"):
+            continue
+        stem = name[: -len(".json")]
+        matches = [t for t in trace_names if t == stem or t.startswith(stem + ".")]
+        testcase = folder / name
+        if len(matches) == 1:
+            specs.append(CaseSpec(_case_id(root, testcase), testcase, traces_dir / matches[0]))
+            continue
+        problem = (
+            f"no trace for this test case: expected {LEGACY_TRACES}/{stem}.json (or {stem}.*)"
+            if not matches
+            else f"several traces for this test case in {LEGACY_TRACES}/: {', '.join(matches)}"
+        )
+        specs.append(CaseSpec(_case_id(root, testcase), testcase, None, problem))
+    return specs
+
+
+def _folder_case(root: Path, folder: Path, name: str, traces: list[str]) -> CaseSpec:
+    testcase = folder / name
+    # A case folder is named by its path; a suite that is itself one case folder, by its file.
+    named_by_folder = name == TESTCASE_NAME and folder != root
+    case_id = _case_id(root, folder if named_by_folder else testcase)
+    if name != TESTCASE_NAME:
+        # X.testcase.json pairs with X.trace* first, so several cases may share a folder.
+        stem = name[: -len(TESTCASE_SUFFIX)]
+        own = [t for t in traces if t.startswith(stem + ".trace")]
+        traces = own or traces
+    if len(traces) == 1:
+        return CaseSpec(case_id, testcase, folder / traces[0])
+    # The test case's own `trace` key may still name it; decided when the case runs.
+    problem = (
+        "no trace file beside the test case (expected trace.json, trace.jsonl, *.trace, "
+        "*.trace.json or a 'trace' key in the test case)"
+        if not traces
+        else f"several trace files beside the test case ({', '.join(traces)}); name one with "
+        "the test case's 'trace' key"
+    )
+    return CaseSpec(case_id, testcase, None, problem)
