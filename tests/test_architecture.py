@@ -447,10 +447,11 @@ def test_module_reaches_third_party_packages_only_as_declared(module: str) -> No
                 problems.append(f"{where}; CORE_DEPENDENCIES allows it only in "
                                 f"{CORE_DEPENDENCIES[top]}")
         elif row is None or top not in row.blocked:
-            problems.append(f"{where}, an optional dependency: give {module} a row in "
-                            "OPTIONAL_DEPENDENCIES naming it, the extra and the promise")
+            problems.append(f"{where}, neither standard library nor in CORE_DEPENDENCIES; "
+                            f"if it is optional, give {module} a row in OPTIONAL_DEPENDENCIES "
+                            "naming it, what installs it and what the module promises without it")
         elif row.promise == "lazy" and found.category == "top-level":
-            problems.append(f"{where} at the top, but the module promises to load it lazily")
+            problems.append(f"{where}, but the module promises to load it lazily")
     assert not problems, f"{module}:\n" + "\n".join(problems)
 
 
