@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ArgumentCorrectness",
+    "BUILTIN_METRICS",
     "DenialRecoveryRate",
     "DivergenceScore",
     "FixtureFreshness",

@@ -70,6 +70,7 @@ def render(suite: SuiteResult, format: str) -> str:
 
 __all__ = [
     "BUILTIN_REPORTERS",
+    "REPORTERS",
     "Reporter",
     "format_names",
     "get_reporter",
