@@ -5,12 +5,12 @@ from __future__ import annotations
 from openeval.results.records import CaseResult, CheckResult, CheckSpec
 from openeval.scores import Score, Verdict
 
-_VERDICTS: dict[bool | None | str, Verdict] = {
+_VERDICTS: dict[bool | str | None, Verdict] = {
     True: "pass", False: "fail", None: "n.a.", "error": "error",
 }
 
 
-def check(name: str, passed: bool | None | str, details: str | None = None) -> CheckResult:
+def check(name: str, passed: bool | str | None, details: str | None = None) -> CheckResult:
     """Return a metric-like result: True pass (score 1.0), False fail (0.25), None n.a.,
     "error" errored."""
     verdict = _VERDICTS[passed]
@@ -22,7 +22,7 @@ def check(name: str, passed: bool | None | str, details: str | None = None) -> C
 
 
 def case(
-    case_id: str, *verdicts: bool | None | str, error: str | None = None, details: str | None = None
+    case_id: str, *verdicts: bool | str | None, error: str | None = None, details: str | None = None
 ) -> CaseResult:
     """Return a case whose results m0, m1 ... have ``verdicts``, or an unscored one."""
     return CaseResult(

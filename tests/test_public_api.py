@@ -44,6 +44,7 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
         "base": "submodule: Measurement, Metric and not_applicable are defined there",
         "registry": "submodule: the metric registry the package re-exports",
         "lazy_exports": "the helper that builds __getattr__ and __dir__",
+        "BUILTIN_METRICS": "the built-in table, public in openeval.metrics.registry",
     },
     "openeval.report": {
         "OpenEvalError": "caught by get_reporter; public as openeval.OpenEvalError",

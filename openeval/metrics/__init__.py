@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ArgumentCorrectness",
-    "BUILTIN_METRICS",
     "DenialRecoveryRate",
     "DivergenceScore",
     "FixtureFreshness",

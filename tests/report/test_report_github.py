@@ -15,9 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from openeval.jsonio import read_json_file
+from openeval.models import MetricResult
 from openeval.report import format_names, render
 from openeval.report.github import command, escape_data, escape_property
-from openeval.models import MetricResult
 from openeval.results import CaseResult, CheckResult, SuiteResult
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "report"

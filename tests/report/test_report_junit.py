@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from junitparser import Error, Failure, JUnitXml, Skipped
 
 from openeval.jsonio import read_json_file
-from openeval.report import format_names, render
 from openeval.models import MetricResult
+from openeval.report import format_names, render
 from openeval.results import CaseResult, CheckResult, SuiteResult
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "report"

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from builders import case
 from jsonschema import Draft202012Validator
 
 from openeval.errors import ResultFileError
@@ -14,7 +15,6 @@ from openeval.results.files import read_results, result_file_name, write_results
 from openeval.results.records import SuiteResult
 from openeval.runner import run_suite
 from openeval.schemas import load_schema
-from builders import case
 
 SUITES = Path(__file__).parents[1] / "data" / "suites"
 
