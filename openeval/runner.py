@@ -53,13 +53,16 @@ def run_suite(
     progress: Progress | None = None,
     workers: int | None = None,
     engine: Engine | None = None,
+    allow_outside: bool = False,
 ) -> SuiteResult:
     """Return the results of every case under ``suite_dir``, in sorted path order.
 
     ``metrics`` narrows the registered metrics by name (None for all); ``format`` forces a
     trace adapter. ``engine`` scores the cases (default: this process, or a pool of ``workers``
     processes, one per CPU, for suites of PARALLEL_FROM cases or more); the result is the same
-    either way. Raises SuiteError when the folder holds no case or a metric name is unknown.
+    either way. Traces are read only inside ``suite_dir`` (links resolved) unless
+    ``allow_outside``. Raises SuiteError when the folder holds no case or a metric name is
+    unknown.
     """
     from openeval.engines.local import default_engine
 
@@ -69,7 +72,7 @@ def run_suite(
 
         get_adapter(format)
     specs = discover(suite_dir)
-    plan = RunPlan.of(metrics, format, options)
+    plan = RunPlan.of(metrics, format, options, confine_to=suite_dir, allow_outside=allow_outside)
     chosen = engine or default_engine(len(specs), workers)
     cases: list[CaseResult] = []
     for case in chosen.run(plan, specs):

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "openeval"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("openeval.errors", "openeval.version", "openeval.lazy"),
+    ("openeval.errors", "openeval.version", "openeval.lazy", "openeval.printable"),
     ("openeval.registry",),
     ("openeval.models", "openeval.scores", "openeval.values", "openeval.jsonio"),
     ("openeval.schemas",),

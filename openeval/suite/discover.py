@@ -8,7 +8,10 @@ Two layouts are understood, and both may appear in one tree:
     ``*.trace.json``, ``*.trace.jsonl``).
 
 Discovery reads no file's content; a case whose trace cannot be found is still returned, with
-the reason in :attr:`CaseSpec.problem`, so it becomes an errored case and is never dropped.
+the reason in :attr:`CaseSpec.problem`, so it becomes an errored case and is never dropped. A
+folder that cannot be listed (no read permission, a symbolic link loop) is a case too, errored
+with the reason; symbolic links to folders are followed, each real folder visited once. Case ids
+keep a file name that is not valid UTF-8 readable, with the odd bytes escaped.
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ class CaseSpec:
     or when ``problem`` says why none was found."""
     problem: str | None = None
     """Why the case cannot be scored before reading anything (no trace, several traces)."""
+    unreadable: bool = False
+    """True when ``problem`` is that the case's folder could not even be listed."""
 
 
 def is_trace_name(name: str) -> bool:
@@ -58,7 +63,7 @@ def discover(suite_dir: str | Path) -> list[CaseSpec]:
         what = "does not exist" if not root.exists() else "is not a folder"
         raise SuiteError(f"suite folder {what}", source=root)
     specs: list[CaseSpec] = []
-    for folder, dirnames, filenames in _walk(root):
+    for folder, dirnames, filenames in _walk(root, specs):
         dirnames.sort()
         names = sorted(filenames)
         if folder.name == LEGACY_TESTCASES and (folder.parent / LEGACY_TRACES).is_dir():
@@ -76,15 +81,39 @@ def discover(suite_dir: str | Path) -> list[CaseSpec]:
     return sorted(specs, key=lambda s: s.case_id)
 
 
-def _walk(root: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
-    for folder, dirnames, filenames in os.walk(root):
+def _walk(root: Path, specs: list[CaseSpec]) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """Walk ``root``, following links to folders once each; a folder that cannot be listed
+    is appended to ``specs`` as an unreadable case."""
+
+    def unlistable(error: OSError) -> None:
+        folder = Path(error.filename) if error.filename else root
+        reason = error.strerror or type(error).__name__
+        specs.append(CaseSpec(
+            _case_id(root, folder) if folder != root else folder.name, folder, None,
+            f"cannot list this folder: {reason}; every case below it is unaccounted for",
+            unreadable=True,
+        ))
+
+    seen: set[str] = set()
+    for folder, dirnames, filenames in os.walk(root, onerror=unlistable, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:  # a link back to a folder already walked: a loop, or a second name
+            dirnames[:] = []
+            continue
+        seen.add(real)
         # Our own work folders (results written inside the suite, caches) hold no cases.
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
         yield Path(folder), dirnames, filenames
 
 
+def display_path(path: Path | str) -> str:
+    """Return a path as readable text: POSIX style, bytes that are not UTF-8 escaped."""
+    text = path.as_posix() if isinstance(path, Path) else path
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _case_id(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
+    return display_path(path.relative_to(root))
 
 
 def _legacy_cases(root: Path, folder: Path, names: list[str]) -> list[CaseSpec]:
