@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from openeval.errors import SuiteError
+from openeval.legacy import ScoresATrace, run_eval, run_suite_021
 from openeval.registry import unknown_name
 from openeval.results.records import CaseResult, SuiteResult
 from openeval.suite.discover import CaseSpec, discover, is_trace_name
@@ -43,8 +44,11 @@ def check_metric_selection(names: Sequence[str] | None) -> None:
             raise SuiteError(unknown_name("metric", name, known))
 
 
+@overload
 def run_suite(
     suite_dir: str | Path,
+    legacy_metrics: None = None,
+    /,
     *,
     metrics: Sequence[str] | None = None,
     format: str | None = None,
@@ -54,7 +58,25 @@ def run_suite(
     workers: int | None = None,
     engine: Engine | None = None,
     allow_outside: bool = False,
-) -> SuiteResult:
+) -> SuiteResult: ...
+@overload
+def run_suite(
+    suite_dir: str | Path, legacy_metrics: Sequence[ScoresATrace], /
+) -> dict[str, Any]: ...
+def run_suite(
+    suite_dir: str | Path,
+    legacy_metrics: Sequence[ScoresATrace] | None = None,
+    /,
+    *,
+    metrics: Sequence[str] | None = None,
+    format: str | None = None,
+    options: LoadOptions | None = None,
+    fail_under: float | None = None,
+    progress: Progress | None = None,
+    workers: int | None = None,
+    engine: Engine | None = None,
+    allow_outside: bool = False,
+) -> SuiteResult | dict[str, Any]:
     """Return the results of every case under ``suite_dir``, in sorted path order.
 
     ``metrics`` narrows the registered metrics by name (None for all); ``format`` forces a
@@ -63,7 +85,12 @@ def run_suite(
     either way. Traces are read only inside ``suite_dir`` (links resolved) unless
     ``allow_outside``. Raises SuiteError when the folder holds no case or a metric name is
     unknown.
+
+    ``run_suite(path, [metric objects])``, the openeval-core 0.2.1 form, still works: it warns
+    (DeprecationWarning) and returns 0.2.1's ``{task_id: {"task_id", "metrics"}}`` dict.
     """
+    if legacy_metrics is not None:
+        return run_suite_021(suite_dir, legacy_metrics)
     from openeval.engines.local import default_engine
 
     check_metric_selection(metrics)
@@ -96,5 +123,6 @@ __all__ = [
     "evaluate_case",
     "is_trace_name",
     "run_case",
+    "run_eval",
     "run_suite",
 ]
