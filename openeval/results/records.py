@@ -111,7 +111,7 @@ class CheckResult:
         if result.passed is None:
             return cls(CheckSpec(name, name, "metric", threshold=threshold), "n.a.", (),
                        result.details)
-        scores = (Score(result.score, "NUMERIC", result.details, name, True),)
+        scores = (Score(result.score, "NUMERIC", None, name, True),)
         return cls(CheckSpec(name, name, "metric", threshold=threshold),
                    "pass" if result.passed else "fail", scores, result.details)
 
