@@ -37,8 +37,8 @@ class Measurement:
 
 def measurement_scores(name: str, found: Measurement) -> tuple[Score, ...]:
     """Return a metric's measurement as named scores: none when n.a., else the score named
-    after the metric (the details stay on the result, not repeated here), plus a BOOLEAN ``passed`` for verdict-style
-    measurements, so the one verdict rule of :mod:`openeval.scores` judges every metric."""
+    after the metric (its details stay on the result), plus a BOOLEAN ``passed`` for
+    verdict-style measurements, so the one verdict rule of :mod:`openeval.scores` judges all."""
     if not found.applicable:
         return ()
     scores: tuple[Score, ...] = (Score(found.score, "NUMERIC", None, name, True),)

@@ -33,6 +33,10 @@ MAX_DETAILS = 2000
 
 def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
     """Return one result per check of ``plan`` on ``trace``, in plan order."""
+    if plan.denied_when:
+        from openeval.scoring.denials import mark_denials
+
+        trace = mark_denials(trace, plan.denied_when)
     results: list[CheckResult] = []
     earlier: dict[str, Scores] = {}
     # Only checks read the scores of the entries before them; metrics never do.
