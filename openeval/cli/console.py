@@ -56,6 +56,7 @@ def _plain_case_lines(case: CaseResult) -> list[str]:
         return [f"ERROR {printable(case.case_id)}: {printable(case.error)}"]
     lines = [f"{_CASE_WORD[case.status]} {printable(case.case_id)}"]
     lines += [_result_line(c) for c in case.checks if c.verdict in ("fail", "error")]
+    lines += [f"    warning: {printable(w)}" for w in case.warnings]
     return lines
 
 
@@ -129,6 +130,9 @@ def _rich_suite_table(suite: SuiteResult) -> None:
                     f"[{_STYLE[check.verdict]}]{check.verdict}[/] {_escape(case.case_id)} "
                     f"{_escape(check.name)}: {_escape(check.details)}"
                 )
+    for case in suite.cases:
+        for warning in case.warnings:
+            console.print(f"[yellow]warning[/] {_escape(case.case_id)}: {_escape(warning)}")
 
 
 def print_case(case: CaseResult, *, quiet: bool) -> None:
@@ -152,6 +156,8 @@ def print_case(case: CaseResult, *, quiet: bool) -> None:
     click.echo(printable(f"{case.task_id} ({case.trace_format} trace)"))
     for c in case.checks:
         click.echo(_result_line(c)[2:])
+    for warning in case.warnings:
+        click.echo(f"  warning: {printable(warning)}")
 
 
 def _escape(text: str) -> str:

@@ -130,6 +130,14 @@ def _failure_section(suite: SuiteResult) -> list[str]:
     return ["", "### Failures", "", *_fold(f"{len(rows)} failed results", table, len(rows))]
 
 
+def _warning_section(suite: SuiteResult) -> list[str]:
+    rows = [[cell(c.case_id), code_cell(w)] for c in suite.cases for w in c.warnings]
+    if not rows:
+        return []
+    table = _table(["case", "warning"], rows)
+    return ["", "### Warnings", "", *_fold(f"{len(rows)} warnings", table, len(rows))]
+
+
 def _error_section(suite: SuiteResult) -> list[str]:
     rows = [[cell(c.case_id), code_cell(c.error)] for c in suite.cases if c.error is not None]
     if not rows:
@@ -153,6 +161,7 @@ class MarkdownReporter:
             *_case_section(suite, summary),
             *_failure_section(suite),
             *_error_section(suite),
+            *_warning_section(suite),
         ]
         return "\n".join(lines) + "\n"
 

@@ -153,6 +153,9 @@ class CaseResult:
     """Why the case could not be scored (unreadable file, ...); None when it was scored."""
     trace_task_id: str | None = None
     """The task id the trace itself carries (may differ from ``task_id``); None when unread."""
+    warnings: tuple[str, ...] = ()
+    """Things a reader should check that do not change a verdict (a trace whose own task id
+    differs from the test case's)."""
 
     @property
     def errored(self) -> bool:
@@ -187,6 +190,7 @@ class CaseResult:
             "error": self.error,
             "checks": [c.to_dict() for c in self.checks],
             "trace_task_id": self.trace_task_id,
+            "warnings": list(self.warnings),
         }
 
     @classmethod
@@ -201,6 +205,7 @@ class CaseResult:
             checks=tuple(CheckResult.from_dict(c) for c in data.get("checks", [])),
             error=data.get("error"),
             trace_task_id=data.get("trace_task_id"),
+            warnings=tuple(data.get("warnings", ())),
         )
 
 
