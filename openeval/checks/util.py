@@ -366,3 +366,43 @@ def limited(items: Iterable[_T], limit: int = MAX_ITEMS) -> list[_T]:
             break
         found.append(item)
     return found
+
+
+def texts(value: Any, setting: str) -> tuple[str, ...]:
+    """Return a list-of-texts setting as a tuple: None gives (), one text gives a tuple of it.
+
+    Raises:
+        ValueError: an item is not a text; the message names the setting.
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+        for item in items:
+            if not isinstance(item, str):
+                raise ValueError(f"{setting} must hold texts, got {type(item).__name__}")
+        return tuple(items)
+    raise ValueError(f"{setting} must be a text or a list of texts, got {type(value).__name__}")
+
+
+def check_number(
+    value: Any, setting: str, *, minimum: float | None = None, maximum: float | None = None,
+    integer: bool = False,
+) -> float:
+    """Return a numeric setting when it is a number within ``[minimum, maximum]``.
+
+    Raises:
+        ValueError: it is not a number (a bool is not one), not whole when ``integer``, or out
+            of range; the message names the setting.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{setting} must be a number, got {value!r}")
+    if integer and value != int(value):
+        raise ValueError(f"{setting} must be a whole number, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{setting} must be at least {minimum:g}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{setting} must be at most {maximum:g}, got {value!r}")
+    return value
