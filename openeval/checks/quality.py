@@ -14,6 +14,8 @@ import re
 from typing import Any
 
 from openeval.checks import text as _text
+from openeval.checks.util import boolean_score as _boolean
+from openeval.checks.util import categorical_score as _categorical
 from openeval.checks.util import (
     check_choice,
     check_number,
@@ -24,10 +26,13 @@ from openeval.checks.util import (
     subject_text,
     texts,
 )
-from openeval.checks.util import boolean_score as _boolean
-from openeval.checks.util import categorical_score as _categorical
 from openeval.checks.util import numeric_score as _numeric
 from openeval.scores import Scores
+
+
+def _wordlist(words: str) -> list[str]:
+    """Return the words of a white-space separated list written in the source."""
+    return words.split()
 
 
 def _with_note(comment: str, note: str) -> str:
@@ -36,7 +41,7 @@ def _with_note(comment: str, note: str) -> str:
 
 # --- readability ---------------------------------------------------------------------------
 
-_LETTER_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+_LETTER_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 _VOWEL_GROUP = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿœ]+")
 _MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 _MARKDOWN_MARKS = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]*)"
@@ -128,27 +133,34 @@ LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ru", "uk", "el", "ar", "
 # The commonest function words of each Latin-script language: frequent in any prose, rare in
 # the others' (a few are shared, which only lowers the confidence).
 _FUNCTION_WORDS: dict[str, frozenset[str]] = {
-    "en": frozenset("""the and is are was were of to in that it for on with as this be have has
+    "en": frozenset(_wordlist("""
+        the and is are was were of to in that it for on with as this be have has
         you not but at by from they we will would can an or which there their what all been if
-        do does your our he she his her its were should could these those""".split()),
-    "es": frozenset("""el la los las de del que y en un una es por con para no se su al lo
+        do does your our he she his her its were should could these those""")),
+    "es": frozenset(_wordlist("""
+        el la los las de del que y en un una es por con para no se su al lo
         como más pero sus le ya este sí porque esta entre cuando muy sin sobre también me hay
-        donde son está están usted puede tiene todo""".split()),
-    "fr": frozenset("""le la les de des du et est un une que qui dans pour pas sur au aux avec
+        donde son está están usted puede tiene todo""")),
+    "fr": frozenset(_wordlist("""
+        le la les de des du et est un une que qui dans pour pas sur au aux avec
         ce cette il elle nous vous sont mais ou par plus ne se son sa ses être avoir été très
-        comme leur je peut fait tout""".split()),
-    "de": frozenset("""der die das und ist nicht ein eine einen zu den dem mit von auf für
+        comme leur je peut fait tout""")),
+    "de": frozenset(_wordlist("""
+        der die das und ist nicht ein eine einen zu den dem mit von auf für
         sich des im auch es werden wird aus er sie wir ich bei nach oder aber wie noch dass
-        sind war kann haben hat nur um über""".split()),
-    "it": frozenset("""il lo la gli le di del della che e è un una per non con sono mi si in
+        sind war kann haben hat nur um über""")),
+    "it": frozenset(_wordlist("""
+        il lo la gli le di del della che e è un una per non con sono mi si in
         da al ma come questo questa anche più nel alla dei delle ha hanno essere sua suo ci
-        molto perché quando io""".split()),
-    "pt": frozenset("""o a os as de do da dos das que e é um uma para com não em no na se por
+        molto perché quando io""")),
+    "pt": frozenset(_wordlist("""
+        o a os as de do da dos das que e é um uma para com não em no na se por
         mais como mas ao foi são está você isso este esta também muito seu sua nos ou quando
-        já ele ela eu tem há""".split()),
-    "nl": frozenset("""de het een en van is dat op te in voor niet met zijn er maar ook als
+        já ele ela eu tem há""")),
+    "nl": frozenset(_wordlist("""
+        de het een en van is dat op te in voor niet met zijn er maar ook als
         aan om bij dan nog wat door naar wordt uit kan ik je we hij zij deze die dit heeft
-        hebben was geen worden meer""".split()),
+        hebben was geen worden meer""")),
 }
 
 _SCRIPTS: dict[str, re.Pattern[str]] = {
@@ -270,33 +282,41 @@ def language_adherence(
 
 # Valences on VADER's scale (-4 to 4), written for this library.
 _LEXICON: dict[str, float] = {
-    **dict.fromkeys("""good nice fine helpful glad pleased happy thanks thank welcome useful
+    **dict.fromkeys(_wordlist("""
+        good nice fine helpful glad pleased happy thanks thank welcome useful
         easy clear correct right ready safe success successful successfully resolved solved fixed
         works working enjoy enjoyed like liked love loved kind friendly polite calm fair fast
         quick smooth reliable secure stable accurate valid recommend recommended improve improved
         better best benefit positive hope hopefully support supported confident sure glad
-        appreciate appreciated cheers congratulations congrats delighted""".split(), 1.8),
-    **dict.fromkeys("""great excellent wonderful fantastic amazing awesome perfect brilliant
-        outstanding superb excited thrilled lovely beautiful impressive remarkable""".split(),
+        appreciate appreciated cheers congratulations congrats delighted"""), 1.8),
+    **dict.fromkeys(_wordlist("""
+        great excellent wonderful fantastic amazing awesome perfect brilliant
+        outstanding superb excited thrilled lovely beautiful impressive remarkable"""),
                     3.0),
-    **dict.fromkeys("""bad poor wrong error errors fail failed failure fails failing broken
+    **dict.fromkeys(_wordlist("""
+        bad poor wrong error errors fail failed failure fails failing broken
         problem problems issue issues bug bugs slow hard difficult confusing confused unclear
         sorry unfortunately unable unfortunate annoying annoyed frustrating frustrated upset
         sad unhappy disappointed disappointing worse worst invalid incorrect missing lost
         crash crashed crashes risk risky unsafe insecure unstable useless pointless hate
         hated dislike angry mad rude complain complaint refuse refused reject rejected
-        denied deny delay delayed late stuck blame blamed negative""".split(), -1.8),
-    **dict.fromkeys("""terrible horrible awful disgusting pathetic stupid idiot idiotic dumb
+        denied deny delay delayed late stuck blame blamed negative"""), -1.8),
+    **dict.fromkeys(_wordlist("""
+        terrible horrible awful disgusting pathetic stupid idiot idiotic dumb
         ridiculous furious outrageous unacceptable disaster disastrous garbage trash
-        nonsense incompetent""".split(), -3.0),
+        nonsense incompetent"""), -3.0),
 }
-_NEGATIONS = frozenset("""not no never none nobody nothing neither nor cannot without
-    hardly isnt arent wasnt werent dont doesnt didnt wont wouldnt cant couldnt shouldnt""".split())
-_CONTRACTED = frozenset("""isn aren wasn weren don doesn didn won wouldn can couldn shouldn
-    haven hasn hadn""".split())
-_BOOSTERS = frozenset("""very really extremely so totally absolutely incredibly super highly
-    truly completely deeply especially particularly remarkably""".split())
-_DAMPENERS = frozenset("""slightly somewhat barely marginally partly kinda""".split())
+_NEGATIONS = frozenset(_wordlist("""
+        not no never none nobody nothing neither nor cannot without
+    hardly isnt arent wasnt werent dont doesnt didnt wont wouldnt cant couldnt shouldnt"""))
+_CONTRACTED = frozenset(_wordlist("""
+        isn aren wasn weren don doesn didn won wouldn can couldn shouldn
+    haven hasn hadn"""))
+_BOOSTERS = frozenset(_wordlist("""
+        very really extremely so totally absolutely incredibly super highly
+    truly completely deeply especially particularly remarkably"""))
+_DAMPENERS = frozenset(_wordlist("""
+        slightly somewhat barely marginally partly kinda"""))
 _BOOST = 0.293
 _NEGATE = -0.74
 _NEGATION_SCOPE = 3
