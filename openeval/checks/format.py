@@ -256,11 +256,25 @@ def regex_match(
 # --- keyword_check and contains ------------------------------------------------------------
 
 
-def _word_pattern(keyword: str, case_sensitive: bool) -> re.Pattern[str]:
-    # Whole words only: "art" must not match "start"; a phrase may span any white space.
+_CANDIDATES = 1_000
+
+
+def _has_word(body: str, keyword: str) -> bool:
+    """Return whether ``keyword`` occurs in ``body`` as whole words (a phrase across any space).
+
+    Both are already lower-cased for a case-blind check. The regex starts with the keyword's
+    literal text, which the engine finds fast; the word boundary before it is checked here.
+    After many candidates that are parts of longer words, one boundary-aware search finishes.
+    """
     parts = [re.escape(part) for part in keyword.split()]
-    flags = 0 if case_sensitive else re.IGNORECASE
-    return re.compile(r"(?<!\w)" + r"\s+".join(parts) + r"(?!\w)", flags)
+    tail = r"\s+".join(parts) + r"(?!\w)"
+    for tried, match in enumerate(re.finditer(tail, body)):
+        start = match.start()
+        if start == 0 or not (body[start - 1].isalnum() or body[start - 1] == "_"):
+            return True
+        if tried >= _CANDIDATES:
+            return re.compile(r"(?<!\w)" + tail).search(body, start) is not None
+    return False
 
 
 @declares("keywords_ok", "keyword_coverage")
@@ -305,9 +319,15 @@ def keyword_check(
     how = check_choice(opt(mode, "all"), "mode", ("all", "any"))
     exact = bool(opt(case_sensitive, False))
     body = subject_text(ctx, opt(field, "output"))
-    found = [k for k in wanted if _word_pattern(k, exact).search(body)]
+    if not exact:
+        body = body.lower()
+
+    def mentioned(keyword: str) -> bool:
+        return _has_word(body, keyword if exact else keyword.lower())
+
+    found = [k for k in wanted if mentioned(k)]
     missing = [k for k in wanted if k not in found]
-    present = [k for k in banned if _word_pattern(k, exact).search(body)]
+    present = [k for k in banned if mentioned(k)]
     required_ok = not wanted or (bool(found) if how == "any" else not missing)
     problems = []
     if not required_ok:

@@ -43,7 +43,8 @@ def _with_note(comment: str, note: str) -> str:
 
 _LETTER_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 _VOWEL_GROUP = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿœ]+")
-_MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+# Bounded repeats: an unclosed "[" on a long line must not make the scan quadratic.
+_MARKDOWN_LINK = re.compile(r"!?\[([^\[\]\n]{0,300})\]\([^()\s]{0,2000}\)")
 _MARKDOWN_MARKS = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+|\d{1,9}[.)][ \t]+|>[ \t]*)"
                              r"|[*_|]{1,3}", re.MULTILINE)
 
