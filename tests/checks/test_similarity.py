@@ -1,0 +1,13 @@
+"""The similarity checks against their cases in ``tests/data/checks/similarity.json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from check_cases import params, run_check_case
+
+
+@pytest.mark.parametrize("case", params("similarity"))
+def test_similarity_case(case: dict[str, Any]) -> None:
+    run_check_case(case)
