@@ -466,7 +466,7 @@ def tone(
     problems = []
     letters = "".join(_SHOUT_WORD.findall(prose))
     if len(letters) >= _SHOUT_MIN_LETTERS:
-        upper = sum(1 for ch in letters if ch.isupper()) / len(letters)
+        upper = sum(map(str.isupper, letters)) / len(letters)
         if upper > ratio_limit:
             problems.append(f"shouting: {upper:.0%} capitals")
     marks = prose.count("!")

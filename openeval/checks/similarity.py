@@ -219,7 +219,8 @@ def jaccard_similarity(
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    # zip over shifted views builds the n-gram tuples in C, several times faster than slicing.
+    return Counter(zip(*(tokens[i:] for i in range(n)), strict=False))
 
 
 def _f1(overlap: int, predicted: int, target: int) -> float:

@@ -198,19 +198,21 @@ def strip_code(value: str) -> str:
     return _URL.sub(" ", _CODE.sub(" ", value))
 
 
+_FENCE_SCAN_CHARS = 5 * MAX_TEXT_CHARS
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([\w+.-]*)[^\n]*\n(.*?)^[ \t]*\1", re.DOTALL | re.M)
 
 
 def fenced_block(value: str, *langs: str) -> str:
     """Return the content of the first closed fenced block labelled one of ``langs``.
 
-    A block with no label is also accepted; labels compare in any case. Returns ``value``
-    itself when there is no such block.
+    A block with no label is also accepted; labels compare in any case. Only blocks inside the
+    first 500,000 characters are looked at, so a huge reply of many blocks costs little.
+    Returns ``value`` itself when there is no such block.
     """
     if "```" not in value and "~~~" not in value:  # cheap, and saves a scan of every line
         return value
     wanted = {lang.lower() for lang in langs}
-    for match in _FENCE.finditer(value):
+    for match in _FENCE.finditer(value, 0, _FENCE_SCAN_CHARS):
         label = match.group(2).lower()
         if not label or label in wanted:
             return match.group(3)
