@@ -70,6 +70,15 @@ class Call:
     """The call as one comparable text: name and canonical arguments."""
 
 
+def read_context(value: Any, check: str) -> CheckContext:
+    """Return a text, trace or context as a context; raise TestCaseError naming ``check``."""
+    if isinstance(value, (CheckContext, AgentTrace, str)):
+        return as_context(value)
+    raise TestCaseError(
+        f"{check}: got {type(value).__name__}; expected a text, an AgentTrace or a CheckContext"
+    )
+
+
 def read_trace(value: Any, check: str) -> TraceView:
     """Return ``value`` read as a trace; raise TestCaseError naming ``check`` when it is not one."""
     if isinstance(value, (CheckContext, AgentTrace, str)):
