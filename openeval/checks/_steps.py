@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -66,8 +67,11 @@ class Call:
     denied: bool
     """The call never ran (a denial, a validation error)."""
     turn: int | None = None
-    key: str = field(default="", compare=False)
-    """The call as one comparable text: name and canonical arguments."""
+
+    @cached_property
+    def key(self) -> str:
+        """The call as one comparable text: its name and canonical arguments."""
+        return call_key(self.name, self.args)
 
 
 def read_context(value: Any, check: str) -> CheckContext:
@@ -134,8 +138,7 @@ def _step_call(step: TraceStep) -> Call:
         problem = "arguments are not a JSON object"
     failed = bool(step.error) and not step.denied and problem is None
     name = step.tool_name if isinstance(step.tool_name, str) else ""
-    return Call(step.step_id, name, args, problem, failed, bool(step.denied), step.turn,
-                key=call_key(name, args))
+    return Call(step.step_id, name, args, problem, failed, bool(step.denied), step.turn)
 
 
 def _span_call(position: int, span: Mapping[str, Any]) -> Call:
@@ -158,8 +161,7 @@ def _span_call(position: int, span: Mapping[str, Any]) -> Call:
                 problem = "arguments are not a JSON object"
     elif not isinstance(raw, Mapping):
         problem = "arguments are not a JSON object"
-    return Call(position, name, args, problem, span_failed(span), False,
-                key=call_key(name, args))
+    return Call(position, name, args, problem, span_failed(span), False)
 
 
 def span_failed(span: Mapping[str, Any]) -> bool:
@@ -189,9 +191,13 @@ def step_failure(step: TraceStep) -> str | None:
 
 def call_key(name: str, args: Any) -> str:
     """Return a call as one text, so equal calls (JSON equality: 1 == 1.0) have equal keys."""
+    flat = type(args) is dict and all(
+        type(v) is str or type(v) is bool or v is None
+        or (type(v) is int and -(2**63) <= v < 2**63) for v in args.values())
     try:
         canonical = orjson.dumps(
-            _canonical(args, 0), option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+            args if flat else _canonical(args, 0),
+            option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
         ).decode()
     except (TypeError, orjson.JSONEncodeError):
         canonical = "<unserialisable>"
