@@ -177,8 +177,6 @@ def tool_trajectory(
         trajectory_match (BOOLEAN): the calls meet ``mode``.
         tool_correctness (NUMERIC, 0 to 1): the share of expected calls made.
     """
-    from openeval.matching.trajectory import TrajectorySpec, match_trajectory
-
     check = "tool_trajectory"
     wanted = _settings.strings(expected, (), check, "expected")
     if not all(wanted):
@@ -186,6 +184,9 @@ def tool_trajectory(
     how = _settings.choice(mode, "strict", TRAJECTORY_MODES, check, "mode")
     primary = _name(name, "trajectory_match")
     steps = _trajectory_steps(ctx, check)
+    # The metric's engine, imported here: the checks package must not load it up front.
+    from openeval.matching.trajectory import TrajectorySpec, match_trajectory
+
     result = match_trajectory(
         steps, [{"tool": tool} for tool in wanted], TrajectorySpec(mode=how, args="ignore")
     )
