@@ -5,10 +5,11 @@ Each area's data file ``tests/data/checks/<area>.json`` holds:
 - ``checks``: for every check of the area, its ``settings`` (name -> the seed's default),
   the ``scores`` it declares (primary first), ``ranges`` (score name -> ``[low, high]``, null
   for no bound) and a ``sample``: an input (see :func:`build_input`) it can score.
-- ``cases``: ``{"id", "check", "input", "settings", "expect", "comment", "absent", "error"}``.
-  ``expect`` maps score names to values (numbers compare approximately) or, for a check that
-  returns a list, holds the list; ``comment`` maps score names to a text the comment must
-  contain; ``absent`` lists score names that must not be returned; ``error`` is a text the
+- ``cases``: ``{"id", "check", "input", "settings", "expect", "comment", "comment_lacks",
+  "absent", "error"}``. ``expect`` maps score names to values (numbers compare
+  approximately) or, for a check that returns a list, holds the list; ``comment`` maps score
+  names to a text the comment must contain, ``comment_lacks`` to one it must not (a leaked
+  value); ``absent`` lists score names that must not be returned; ``error`` is a text the
   TestCaseError must contain (the check must refuse its settings).
 
 Inputs are built from real model objects (:class:`~openeval.models.AgentTrace`,
@@ -147,6 +148,9 @@ def run_case(module: Any, case: dict[str, Any]) -> None:
     for score_name, part in case.get("comment", {}).items():
         comment = result[score_name].comment or ""
         assert part in comment, f"{score_name} comment {comment!r} lacks {part!r}"
+    for score_name, part in case.get("comment_lacks", {}).items():
+        comment = result[score_name].comment or ""
+        assert part not in comment, f"{score_name} comment {comment!r} shows {part!r}"
     for score_name in case.get("absent", []):
         assert score_name not in shown, f"{score_name} should not be returned: {shown}"
 
