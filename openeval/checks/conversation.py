@@ -250,8 +250,9 @@ def knowledge_retention(
             forgotten.append(f"quoted a different {_KIND_WORDS[kind]} than the user gave")
             lost.update(mine)
     share = (len(facts) - len(lost)) / len(facts)
-    stated = ", ".join(f"{_KIND_WORDS[k]} x{n}" if n > 1 else _KIND_WORDS[k]
-                       for k, n in Counter(f.kind for f in facts).items())
+    counts = Counter(f.kind for f in facts)
+    stated = ", ".join(f"{_KIND_WORDS[k]} x{counts[k]}" if counts[k] > 1 else _KIND_WORDS[k]
+                       for k in FACT_KINDS if counts[k])
     if forgotten:
         comment = f"forgot {len(lost)} of {len(facts)} facts ({stated}): " + "; ".join(forgotten)
     else:
