@@ -39,6 +39,15 @@ def bad_setting(check: str, setting: str, expected: str, got: Any) -> TestCaseEr
     return TestCaseError(f"{check}: setting {setting!r}: expected {expected}, got {_kind(got)}")
 
 
+def score_name(value: Any, default: str, check: str) -> str:
+    """Return the ``name`` setting (the primary score's name); None gives ``default``."""
+    if value is None:
+        return default
+    if not isinstance(value, str) or not value:
+        raise bad_setting(check, "name", "a non-empty text", value)
+    return value
+
+
 def integer(value: Any, default: int, check: str, setting: str, minimum: int = 0) -> int:
     """Return an int setting of at least ``minimum``; None gives ``default``."""
     if value is None:

@@ -21,6 +21,9 @@ from openeval.checks._context import CheckContext, as_context
 from openeval.errors import TestCaseError
 from openeval.models import AgentTrace, TraceStep
 
+CheckInput = str | AgentTrace | CheckContext
+"""What a check of a reply or a conversation accepts as its first argument."""
+
 TraceInput = CheckContext | AgentTrace | str | Sequence[TraceStep] | Sequence[Mapping[str, Any]]
 """What a trace check accepts as its first argument."""
 

@@ -48,14 +48,6 @@ _INPUT_TOKEN_ATTRIBUTES = (
 _TTFT_ATTRIBUTES = ("time_to_first_token_ms", "ttft_ms", "first_token_ms")
 
 
-def _name(value: Any, default: str) -> str:
-    if value is None:
-        return default
-    if not isinstance(value, str) or not value:
-        raise _settings.bad_setting(default, "name", "a non-empty text", value)
-    return value
-
-
 def _label(call: Call) -> str:
     return f"step {call.position} {call.name or '(no tool name)'}"
 
@@ -91,7 +83,7 @@ def tool_call_validity(
     allowed = set(_settings.strings(allowed_tools, (), check, "allowed_tools"))
     required = _required_args(required_args, check)
     limit = _settings.integer(max_identical_calls, 2, check, "max_identical_calls", minimum=1)
-    primary = _name(name, "tool_calls_valid")
+    primary = _settings.score_name(name, "tool_calls_valid", check)
     calls = tool_calls(read_trace(ctx, check))
     if not calls:
         return Scores([util.boolean_score(primary, True, "no tool calls to check")])
@@ -182,7 +174,7 @@ def tool_trajectory(
     if not all(wanted):
         raise _settings.bad_setting(check, "expected", "non-empty tool names", "")
     how = _settings.choice(mode, "strict", TRAJECTORY_MODES, check, "mode")
-    primary = _name(name, "trajectory_match")
+    primary = _settings.score_name(name, "trajectory_match", check)
     steps = _trajectory_steps(ctx, check)
     # The metric's engine, imported here: the checks package must not load it up front.
     from openeval.matching.trajectory import TrajectorySpec, match_trajectory
@@ -269,7 +261,7 @@ def token_latency_budget(
         "time to first token ms": _settings.optional_number(
             max_time_to_first_token_ms, check, "max_time_to_first_token_ms", above=True),
     }
-    primary = _name(name, "within_budget")
+    primary = _settings.score_name(name, "within_budget", check)
     figures = _budget_figures(ctx, check)
     over: list[str] = []
     within: list[str] = []

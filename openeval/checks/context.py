@@ -16,24 +16,12 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from openeval.checks import _settings, text, util
-from openeval.checks._context import CheckContext
-from openeval.checks._steps import read_context
-from openeval.models import AgentTrace
+from openeval.checks._steps import CheckInput, read_context
 from openeval.scores import Scores
-
-CheckInput = str | AgentTrace | CheckContext
 
 _NAMED_LIMIT = 5
 _NO_CONTEXT = ("no context to check against: set `context`, the trace's metadata "
                "`{key}`, or give the conversation")
-
-
-def _name(value: Any, default: str) -> str:
-    if value is None:
-        return default
-    if not isinstance(value, str) or not value:
-        raise _settings.bad_setting(default, "name", "a non-empty text", value)
-    return value
 
 
 def _context_key(value: Any, check: str) -> str:
@@ -86,7 +74,7 @@ def grounding(
     key = _context_key(context_key, check)
     overlap_line = _settings.number(min_overlap, 0.6, check, "min_overlap", maximum=1.0)
     line = _settings.number(threshold, 0.8, check, "threshold", maximum=1.0)
-    primary = _name(name, "grounded")
+    primary = _settings.score_name(name, "grounded", check)
     reply, note = util.clip(read_context(ctx, check).output)
     source = _context_text(ctx, context, key)
     if not source.strip():
@@ -178,7 +166,7 @@ def unsupported_numbers(
     check = "unsupported_numbers"
     key = _context_key(context_key, check)
     entities = _settings.boolean(check_entities, True, check, "check_entities")
-    primary = _name(name, "numbers_supported")
+    primary = _settings.score_name(name, "numbers_supported", check)
     reply, note = util.clip(read_context(ctx, check).output)
     source = _context_text(ctx, context, key)
     prose = util.strip_code(reply)
@@ -307,7 +295,7 @@ def citation_check(
     listed = _sources(sources, check)
     required = _settings.boolean(require_citation, False, check, "require_citation")
     urls_too = _settings.boolean(check_urls, True, check, "check_urls")
-    primary = _name(name, "citations_ok")
+    primary = _settings.score_name(name, "citations_ok", check)
     reply, note = util.clip(read_context(ctx, check).output)
     source = _context_text(ctx, context, key)
     problems: list[str] = []

@@ -14,27 +14,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
 
 from openeval.checks import _settings, text, util
 from openeval.checks._context import CheckContext
 from openeval.checks._pii import find_pii, phone_key
-from openeval.checks._steps import read_context
-from openeval.models import AgentTrace
+from openeval.checks._steps import CheckInput, read_context
 from openeval.scores import Scores
-
-CheckInput = str | AgentTrace | CheckContext
 
 FACT_KINDS = ("email", "phone", "order_id", "name")
 """The kinds of fact ``knowledge_retention`` collects from the user's turns."""
-
-
-def _name(value: Any, default: str) -> str:
-    if value is None:
-        return default
-    if not isinstance(value, str) or not value:
-        raise _settings.bad_setting(default, "name", "a non-empty text", value)
-    return value
 
 
 # --- conversation_degeneration ---------------------------------------------------------------
@@ -75,7 +63,7 @@ def conversation_degeneration(
     turns = _settings.integer(turns_to_consider, 5, check, "turns_to_consider")
     shortest = _settings.integer(min_words, 8, check, "min_words", minimum=1)
     line = _settings.number(threshold, 0.6, check, "threshold", maximum=1.0)
-    primary = _name(name, "degenerated")
+    primary = _settings.score_name(name, "degenerated", check)
     context = read_context(ctx, check)
     reply, note = util.clip(context.output)
     words = text.words(reply)
@@ -227,7 +215,7 @@ def knowledge_retention(
     if unknown:
         raise _settings.bad_setting(check, "contradiction_kinds",
                                     f"kinds among {', '.join(FACT_KINDS)}", unknown[0])
-    primary = _name(name, "knowledge_retained")
+    primary = _settings.score_name(name, "knowledge_retained", check)
     context = read_context(ctx, check)
     facts = _user_facts(context, turns)
     if not facts:

@@ -36,14 +36,6 @@ _NAMED_LIMIT = 5
 """Most failed steps or repeated calls a comment names."""
 
 
-def _name(value: Any, default: str) -> str:
-    if value is None:
-        return default
-    if not isinstance(value, str) or not value:
-        raise _settings.bad_setting(default, "name", "a non-empty text", value)
-    return value
-
-
 @util.declares("span_count", "within_span_limit")
 def span_count(
     ctx: TraceInput, *, kind: str | None = None, max_spans: int | None = None,
@@ -70,7 +62,7 @@ def span_count(
     check = "span_count"
     wanted = None if kind is None else _settings.choice(kind, "", SPAN_KINDS, check, "kind")
     limit = None if max_spans is None else _settings.integer(max_spans, 0, check, "max_spans")
-    primary = _name(name, check)
+    primary = _settings.score_name(name, check, check)
     spans = read_trace(ctx, check).spans
     count = len(spans) if wanted is None else sum(1 for s in spans if s.get("kind") == wanted)
     what = "span" if wanted is None else f"{wanted} span"
@@ -102,7 +94,7 @@ def error_spans(ctx: TraceInput, *, max_errors: int = 0, name: str = "no_errors"
     """
     check = "error_spans"
     limit = _settings.integer(max_errors, 0, check, "max_errors")
-    primary = _name(name, "no_errors")
+    primary = _settings.score_name(name, "no_errors", check)
     view = read_trace(ctx, check)
     failures: list[str] = []
     if view.steps is not None:
@@ -155,7 +147,7 @@ def repeated_tool_calls(
     check = "repeated_tool_calls"
     limit = _settings.integer(max_repeats, 2, check, "max_repeats", minimum=1)
     in_a_row = _settings.boolean(consecutive_only, False, check, "consecutive_only")
-    primary = _name(name, "tool_loop")
+    primary = _settings.score_name(name, "tool_loop", check)
     calls = tool_calls(read_trace(ctx, check))
     most, call = _most_repeated(calls, in_a_row)
     loop = bool(calls) and most >= limit
@@ -217,7 +209,7 @@ def total_duration(
     """
     check = "total_duration"
     limit = _settings.optional_number(max_duration_ms, check, "max_duration_ms")
-    primary = _name(name, "total_duration_ms")
+    primary = _settings.score_name(name, "total_duration_ms", check)
     view = read_trace(ctx, check)
     measured = (run_duration_ms(view.steps) if view.steps is not None
                 else spans_duration_ms(view.spans))
