@@ -329,7 +329,8 @@ def normalize(text: str) -> str:
     return _SPACE.sub(" ", _PUNCTUATION.sub(" ", text.lower())).strip()
 
 
-_FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
+# Fences open at a line start, so a long line full of backticks is scanned once.
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+.-]*)[^\n]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
 
 
 def parse_json(text: str) -> tuple[bool, Any]:
@@ -392,7 +393,7 @@ def extract_json(text: Any) -> Any:
     ok, value = parse_json(text)
     if ok:
         return value
-    fence = _FENCE.search(text)
+    fence = _FENCE.search(text) if "```" in text else None
     if fence and fence.group(1).lower() in ("", "json"):
         ok, value = parse_json(fence.group(2))
         if ok:
