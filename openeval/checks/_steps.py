@@ -69,7 +69,6 @@ class Call:
     """The call ran and its tool reported an error."""
     denied: bool
     """The call never ran (a denial, a validation error)."""
-    turn: int | None = None
 
     @cached_property
     def key(self) -> str:
@@ -141,7 +140,7 @@ def _step_call(step: TraceStep) -> Call:
         problem = "arguments are not a JSON object"
     failed = bool(step.error) and not step.denied and problem is None
     name = step.tool_name if isinstance(step.tool_name, str) else ""
-    return Call(step.step_id, name, args, problem, failed, bool(step.denied), step.turn)
+    return Call(step.step_id, name, args, problem, failed, bool(step.denied))
 
 
 def _span_call(position: int, span: Mapping[str, Any]) -> Call:

@@ -126,8 +126,8 @@ def _required_args(value: Any, check: str) -> dict[str, tuple[str, ...]]:
 def tools_used(ctx: TraceInput) -> list[str]:
     """Return the names of the tools the agent called, in order, denied calls included.
 
-    Reads the trace's tool calls; a trace with none falls back to the tool calls written in
-    the output (a model reply that carries them as JSON). A call with no name gives "".
+    Our traces hold every call as a step, so there is no second place to look (the seed's
+    live span, whose output carried the calls, is a trace here). A call with no name gives "".
 
     Args:
         ctx: A context, a trace, a list of steps or a list of span dicts.
@@ -135,11 +135,7 @@ def tools_used(ctx: TraceInput) -> list[str]:
     Returns:
         A list of tool names.
     """
-    view = read_trace(ctx, "tools_used")
-    calls = tool_calls(view)
-    if calls or view.given_spans is not None:
-        return [call.name for call in calls]
-    return [str(call.get("name") or "") for call in text.tool_calls(view.context)]
+    return [call.name for call in tool_calls(read_trace(ctx, "tools_used"))]
 
 
 @util.declares("trajectory_match", "tool_correctness")
