@@ -3,70 +3,110 @@
 JSON has one number type, so ``1`` and ``1.0`` are the same value; but a string is never a
 number (``"42"`` is not ``42``) and a boolean is never a number (``true`` is not ``1``).
 Python's ``==`` gets the last rule wrong (``True == 1``), hence :func:`json_equal`.
+
+Integers compare exactly at any size (``12345678901234567890123456789`` is not
+``...788``): :func:`openeval.jsonio.parse_json` keeps integers beyond 64 bits as Python
+integers instead of rounding them to floats.
+
+Nothing here recurses without bound: values are compared and shown by loops, and only
+:data:`MAX_JSON_DEPTH` levels of nesting are compared. Two values that agree down to that depth
+and are nested further compare as *not known to be equal*: :func:`json_compare` answers None,
+:func:`json_equal` False, and :func:`first_difference` names the place as :data:`TOO_DEEP`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import reprlib
+from collections.abc import Hashable, Iterator, Mapping
 from typing import Any
 
 import orjson
 
-_NUMBER_TYPES = (int, float)
+MAX_JSON_DEPTH = 200
+"""Deepest nesting (objects and arrays inside each other) that is compared.
+
+Real tool arguments and states nest a few levels; orjson reads up to 1024. Beyond this depth two
+values are never called equal, so a hostile value cannot pass a check by being deep, nor crash
+one with a RecursionError."""
+
 _SHORT_LIMIT = 40
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_OBJECT, _ARRAY, _NUMBER, _BOOL, _STRING, _NULL, _OTHER = range(7)
+_KIND_OF_TYPE: dict[type, int] = {
+    dict: _OBJECT, list: _ARRAY, tuple: _ARRAY, int: _NUMBER, float: _NUMBER, bool: _BOOL,
+    str: _STRING, type(None): _NULL,
+}
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, _NUMBER_TYPES) and not isinstance(value, bool)
+def _kind(value: Any) -> int:
+    kind = _KIND_OF_TYPE.get(type(value))
+    if kind is not None:
+        return kind
+    # Subclasses (an OrderedDict, an IntEnum, a str enum ...) are rare: classify them slowly.
+    if isinstance(value, bool):
+        return _BOOL
+    if isinstance(value, (int, float)):
+        return _NUMBER
+    if isinstance(value, str):
+        return _STRING
+    if isinstance(value, Mapping):
+        return _OBJECT
+    if isinstance(value, (list, tuple)):
+        return _ARRAY
+    return _OTHER
 
 
-def _is_array(value: Any) -> bool:
-    return isinstance(value, (list, tuple))
+def json_compare(expected: Any, actual: Any) -> bool | None:
+    """Return True when two JSON values are deeply equal, False when they differ.
+
+    None means "cannot tell": the values agree as far as they were compared, but both nest
+    deeper than :data:`MAX_JSON_DEPTH` there. Callers treat None as "not equal" and as "not
+    different" alike (a ``$not`` of it does not match either).
+    """
+    kind = type(expected)
+    if kind is type(actual) and kind in _SCALARS:
+        # Same plain scalar type: == is JSON equality (True == 1 cannot happen here).
+        return bool(expected == actual)
+    unknown = False
+    stack: list[tuple[Any, Any, int]] = [(expected, actual, 0)]
+    while stack:
+        want, got, depth = stack.pop()
+        kind_want = _kind(want)
+        if kind_want != _kind(got):
+            return False
+        if kind_want == _OBJECT:
+            if len(want) != len(got):
+                return False
+            if depth >= MAX_JSON_DEPTH:
+                unknown = True
+                continue
+            for key, value in want.items():
+                if key not in got:
+                    return False
+                stack.append((value, got[key], depth + 1))
+        elif kind_want == _ARRAY:
+            if len(want) != len(got):
+                return False
+            if depth >= MAX_JSON_DEPTH:
+                unknown = True
+                continue
+            stack.extend((w, g, depth + 1) for w, g in zip(want, got, strict=True))
+        elif kind_want == _OTHER:
+            if type(want) is not type(got) or not bool(want == got):
+                return False
+        elif not bool(want == got):
+            return False
+    return None if unknown else True
 
 
 def json_equal(expected: Any, actual: Any) -> bool:
     """Return True when two JSON values are deeply equal.
 
-    Numbers compare by value (``1 == 1.0``); a string, a boolean, null, an array and an object
-    each equal only a value of their own kind. Objects compare key by key, arrays in order.
+    Numbers compare by value (``1 == 1.0``, integers of any size exactly); a string, a boolean,
+    null, an array and an object each equal only a value of their own kind. Objects compare key
+    by key, arrays in order. Values nested deeper than :data:`MAX_JSON_DEPTH` are not equal.
     """
-    kind = type(expected)
-    if kind is type(actual):
-        # Same concrete type: only containers need a deep look.
-        if kind is dict:
-            return _dicts_equal(expected, actual)
-        if kind is list or kind is tuple:
-            return _arrays_equal(expected, actual)
-        return bool(expected == actual)
-    if _is_number(expected):
-        return _is_number(actual) and bool(expected == actual)
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        # Subclass games aside, a bool only equals a bool of the same value.
-        return (
-            isinstance(expected, bool) and isinstance(actual, bool) and expected is actual
-        )
-    if isinstance(expected, str):
-        return isinstance(actual, str) and expected == actual
-    if isinstance(expected, Mapping):
-        return isinstance(actual, Mapping) and _dicts_equal(expected, actual)
-    if _is_array(expected):
-        return _is_array(actual) and _arrays_equal(expected, actual)
-    return expected is None and actual is None
-
-
-def _dicts_equal(expected: Mapping[Any, Any], actual: Mapping[Any, Any]) -> bool:
-    if len(expected) != len(actual):
-        return False
-    for key, value in expected.items():
-        if key not in actual or not json_equal(value, actual[key]):
-            return False
-    return True
-
-
-def _arrays_equal(expected: Any, actual: Any) -> bool:
-    if len(expected) != len(actual):
-        return False
-    return all(json_equal(e, a) for e, a in zip(expected, actual, strict=True))
+    return json_compare(expected, actual) is True
 
 
 def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, Any, Any] | None:
@@ -76,50 +116,182 @@ def first_difference(expected: Any, actual: Any, path: str = "") -> tuple[str, A
     visited in sorted order so the answer is deterministic. Returns None when the values are
     :func:`json_equal`. An object key missing on the actual side is reported with the
     :data:`MISSING` marker as its actual part; an array of another length is reported whole.
+    Where two values agree down to :data:`MAX_JSON_DEPTH` and nest further, the actual part is
+    the :data:`TOO_DEEP` marker.
     """
-    if json_equal(expected, actual):
+    verdict = json_compare(expected, actual)
+    if verdict is True:
         return None
-    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+    # The walk below descends at most MAX_JSON_DEPTH frames: one per level of nesting.
+    return _difference(expected, actual, path, 0)
+
+
+def _difference(expected: Any, actual: Any, path: str, depth: int) -> tuple[str, Any, Any]:
+    if depth >= MAX_JSON_DEPTH:
+        return path, expected, TOO_DEEP
+    kind = _kind(expected)
+    if kind == _OBJECT and _kind(actual) == _OBJECT:
         for key in sorted(set(expected) | set(actual), key=str):
             here = f"{path}.{key}" if path else str(key)
             if key not in actual:
                 return here, expected[key], MISSING
             if key not in expected:
                 return here, MISSING, actual[key]
-            found = first_difference(expected[key], actual[key], here)
-            if found is not None:
-                return found
-    if _is_array(expected) and _is_array(actual) and len(expected) == len(actual):
+            if json_compare(expected[key], actual[key]) is not True:
+                return _difference(expected[key], actual[key], here, depth + 1)
+    if kind == _ARRAY and _kind(actual) == _ARRAY and len(expected) == len(actual):
         for index, (e, a) in enumerate(zip(expected, actual, strict=True)):
-            found = first_difference(e, a, f"{path}[{index}]")
-            if found is not None:
-                return found
+            if json_compare(e, a) is not True:
+                return _difference(e, a, f"{path}[{index}]", depth + 1)
     return path, expected, actual
 
 
-class _Missing:
-    """The marker :func:`first_difference` uses for an absent object key."""
+class _Marker:
+    """A named stand-in value that never equals a JSON value."""
+
+    def __init__(self, name: str, shown: str) -> None:
+        self._name = name
+        self.shown = shown
 
     def __repr__(self) -> str:
-        return "MISSING"
+        return self._name
 
 
-MISSING: Any = _Missing()
+MISSING: Any = _Marker("MISSING", "missing")
 """Stands for "no such key" in :func:`first_difference` answers; shown as ``missing``."""
+
+TOO_DEEP: Any = _Marker("TOO_DEEP", f"(nested deeper than {MAX_JSON_DEPTH} levels: not compared)")
+"""Stands for a part nested past :data:`MAX_JSON_DEPTH` in :func:`first_difference` answers."""
+
+_OBJECT_TAG = _Marker("OBJECT", "object")
+_TRUE = _Marker("TRUE", "true")
+_FALSE = _Marker("FALSE", "false")
+
+
+def canonical_key(value: Any) -> Hashable:
+    """Return a hashable key such that JSON-equal values, and only they, get equal keys.
+
+    ``1`` and ``1.0`` share a key, ``true`` and ``1`` do not, object key order does not matter.
+    A value that equals nothing (NaN, a value nested past :data:`MAX_JSON_DEPTH`, a non-JSON
+    object) gets a key of its own, so grouping by key never merges values that differ.
+    """
+    return _canonical(value, 0)
+
+
+def _canonical(value: Any, depth: int) -> Hashable:
+    kind = _kind(value)
+    if kind == _STRING:
+        return str(value)
+    if kind == _NUMBER:
+        if isinstance(value, float):
+            if value != value:  # NaN equals nothing, not even itself
+                return object()
+            return int(value) if value.is_integer() else value
+        return int(value)
+    if kind == _BOOL:
+        return _TRUE if value else _FALSE
+    if kind == _NULL:
+        return None
+    if depth >= MAX_JSON_DEPTH or kind == _OTHER:
+        return object()
+    if kind == _ARRAY:
+        return tuple(_canonical(item, depth + 1) for item in value)
+    items = sorted(
+        ((key if type(key) is str else repr(key), _canonical(item, depth + 1))
+         for key, item in value.items()),
+        key=lambda pair: pair[0],
+    )
+    return (_OBJECT_TAG, tuple(items))
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _SHORT_LIMIT
+_REPR.maxother = _SHORT_LIMIT
 
 
 def short_json(value: Any, limit: int = _SHORT_LIMIT) -> str:
     """Return ``value`` as compact JSON text cut to at most ``limit`` characters.
 
-    Strings keep their quotes, so ``"42"`` and ``42`` read differently in a CI log. A value
-    JSON cannot hold falls back to its ``repr``; :data:`MISSING` reads ``missing``.
+    Strings keep their quotes, so ``"42"`` and ``42`` read differently in a CI log; object keys
+    are sorted. Only about ``limit`` characters are ever produced, whatever the size or depth
+    of the value. A value JSON cannot hold is shown by a bounded ``repr``; :data:`MISSING`
+    reads ``missing``.
     """
-    if value is MISSING:
-        return "missing"
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        text = repr(value)
+    if isinstance(value, _Marker):
+        return value.shown
+    out: list[str] = []
+    size = 0
+    for token in _json_tokens(value, limit + 1):
+        out.append(token)
+        size += len(token)
+        if size > limit:
+            break
+    text = "".join(out)
     if len(text) > limit:
         return text[: max(limit - 3, 1)] + "..."
     return text
+
+
+def _json_tokens(value: Any, budget: int) -> Iterator[str]:
+    """Yield the compact JSON text of ``value`` piece by piece (a loop, not recursion)."""
+    stack: list[Iterator[Any]] = [iter((value,))]
+    while stack:
+        item: Any = next(stack[-1], _END)
+        if item is _END:
+            stack.pop()
+        elif isinstance(item, _Text):
+            yield item.text
+        else:
+            kind = _kind(item)
+            if kind == _OBJECT:
+                stack.append(_object_parts(item))
+            elif kind == _ARRAY:
+                stack.append(_array_parts(item))
+            else:
+                yield _scalar_text(item, kind, budget)
+
+
+class _Text:
+    """A piece of punctuation or a key, already written as JSON text."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+_END: Any = object()
+_COMMA, _COLON = _Text(","), _Text(":")
+
+
+def _object_parts(value: Mapping[Any, Any]) -> Iterator[Any]:
+    yield _Text("{")
+    for index, key in enumerate(sorted(value, key=str)):
+        if index:
+            yield _COMMA
+        yield _Text(_scalar_text(str(key), _STRING, _SHORT_LIMIT * 4))
+        yield _COLON
+        yield value[key]
+    yield _Text("}")
+
+
+def _array_parts(value: Any) -> Iterator[Any]:
+    yield _Text("[")
+    for index, item in enumerate(value):
+        if index:
+            yield _COMMA
+        yield item
+    yield _Text("]")
+
+
+def _scalar_text(value: Any, kind: int, budget: int) -> str:
+    if kind == _STRING:
+        # Only the head can be shown: escape no more of a long string than that.
+        return orjson.dumps(str(value)[:budget]).decode() if len(value) > budget else (
+            orjson.dumps(str(value)).decode()
+        )
+    if kind == _NUMBER and not isinstance(value, float):
+        return str(int(value))  # orjson refuses integers beyond 64 bits
+    if kind in (_NUMBER, _BOOL, _NULL):
+        return orjson.dumps(value).decode()
+    return _REPR.repr(value)
