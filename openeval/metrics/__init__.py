@@ -20,6 +20,7 @@ from openeval.metrics.divergence import DivergenceScore  # isort: skip
 from openeval.metrics.freshness import FixtureFreshness  # isort: skip
 from openeval.metrics.output import OutputContains  # isort: skip
 from openeval.metrics.budget import StepBudget  # isort: skip
+from openeval.metrics.trajectory import TrajectoryMatching  # isort: skip
 
 __all__ = [
     "ArgumentCorrectness",
@@ -33,6 +34,7 @@ __all__ = [
     "StepBudget",
     "StepEfficiency",
     "ToolSelectionAccuracy",
+    "TrajectoryMatching",
     "all_metrics",
     "get_metric",
     "metric_names",
