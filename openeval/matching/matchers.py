@@ -67,6 +67,7 @@ JSON_TYPES: tuple[str, ...] = (
 """The names ``$type`` accepts."""
 
 _APPROX_SETTINGS = ("$tol", "$rel")
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
 _DEFAULT_TOL = 1e-9
 _DESCRIBE_LIMIT = 60
 _TEXT_REMOVED = re.compile(r"[ ,./\-_*^]")
@@ -559,7 +560,7 @@ def _json_type_is(value: Any, name: str) -> bool:
 
 def is_matcher_object(value: Any) -> bool:
     """Return True when ``value`` is a matcher: a non-empty object whose keys all start with $."""
-    if not isinstance(value, Mapping) or not value:
+    if (type(value) is not dict and not isinstance(value, Mapping)) or not value:
         return False
     return all(isinstance(key, str) and key.startswith("$") for key in value)
 
@@ -603,8 +604,12 @@ class _Compiler:
         return TestCaseError(message, source=self.source, location=where or None)
 
     def compile(self, value: Any, where: str, *, keyed: bool, depth: int) -> Expected:
+        if type(value) in _PLAIN_SCALARS and value == value:  # the usual case, and no NaN
+            return Literal(value)
         if depth > MAX_JSON_DEPTH:
             raise self.fail(where, f"nested deeper than {MAX_JSON_DEPTH} levels")
+        if type(value) in (dict, list) and _plain(value, depth):
+            return Literal(value)  # no matcher inside: one equality test, no objects per item
         if is_matcher_object(value):
             return self.matcher(value, where, keyed=keyed, depth=depth)
         if isinstance(value, Mapping):
@@ -734,6 +739,29 @@ class _Compiler:
                     )
                 settings[key] = float(setting)
         return Approx(value, target, settings.get("$tol", _DEFAULT_TOL), settings.get("$rel"))
+
+
+def _plain(value: Any, depth: int) -> bool:
+    """Return True when ``value`` holds no matcher, no non-finite float and no nesting past
+    MAX_JSON_DEPTH (counted from ``depth``): it compiles to a single :class:`Literal`."""
+    stack = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            if level > MAX_JSON_DEPTH or is_matcher_object(item):
+                return False
+            stack.extend((v, level + 1) for v in item.values())
+        elif kind is list:
+            if level > MAX_JSON_DEPTH:
+                return False
+            stack.extend((v, level + 1) for v in item)
+        elif kind is float:
+            if not math.isfinite(item):
+                return False
+        elif kind not in _PLAIN_SCALARS:
+            return False  # tuples, Mapping subclasses ...: the careful path
+    return True
 
 
 def _unknown_matcher(key: str) -> str:

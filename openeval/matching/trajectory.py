@@ -528,7 +528,7 @@ class _Matching:
             if first is None:
                 first = (
                     f"expected call {i + 1} {self.expected[i].tool}: missing (the run made "
-                    f"{len(self.calls)} counted {_plural(len(self.calls), 'call')})"
+                    f"{_plural(len(self.calls), 'counted call')})"
                 )
         rows = self.with_left_out(rows)
         if first is None:

@@ -26,7 +26,8 @@ from openeval.values import MAX_JSON_DEPTH, MISSING
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "matching" / "matcher_cases.json"
 WHERE = "expected_tool_calls[1].args.amount"
-CASES = [pytest.param(case, id=case["id"]) for case in read_json_file(DATA)]
+ROWS: list[dict[str, Any]] = read_json_file(DATA)
+CASES = [pytest.param(case, id=case["id"]) for case in ROWS]
 
 
 def _actual(case: dict[str, Any]) -> Any:
@@ -61,8 +62,7 @@ def test_matcher_case(case: dict[str, Any]) -> None:
 
 def test_the_table_covers_every_matcher_matching_and_not() -> None:
     seen: dict[str, set[Any]] = {name: set() for name in MATCHERS}
-    for param in CASES:
-        case = param.values[0]
+    for case in ROWS:
         head = case["expected"]
         if isinstance(head, dict) and "error" not in case:
             for key in head:
