@@ -31,6 +31,8 @@ class RunPlan:
     """Read every trace with this adapter instead of detecting its format."""
     options: LoadOptions | None = None
     """Read limits and the Fixtura agent spec."""
+    code_time_limit: float | None = None
+    """Seconds a code check may run when its entry sets no ``time_limit``; None for 5 s."""
 
     @classmethod
     def of(
@@ -64,7 +66,8 @@ def evaluate_case(
     plan = plan or RunPlan()
     testcase_path = Path(testcase_path)
     test_case = load_test_case(testcase_path)
-    case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
+    case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path,
+                             code_time_limit=plan.code_time_limit)
     trace_file = Path(trace_path) if trace_path is not None else None
     if trace_file is None and test_case.trace is not None:
         trace_file = testcase_path.parent / test_case.trace
