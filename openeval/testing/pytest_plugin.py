@@ -161,7 +161,10 @@ class CaseItem(pytest.Item):
         if self.result.status == "failed":
             raise CaseFailed(self.result)
         if self.result.status == "n.a.":
-            pytest.skip("nothing was judged: every metric and check was n.a.")
+            # Reported at the test case file, not at this line (as a skip marker would be).
+            raise pytest.skip.Exception(
+                "nothing was judged: every metric and check was n.a.", _use_item_location=True
+            )
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
@@ -173,6 +176,6 @@ class CaseItem(pytest.Item):
             return "\n".join(failure_lines(excinfo.value.result.checks))
         return super().repr_failure(excinfo, style)
 
-    def reportinfo(self) -> tuple[Path, int | None, str]:
+    def reportinfo(self) -> tuple[Path, int, str]:
         """Point reports at the test case file."""
-        return self.path, None, f"openeval case {self.name}"
+        return self.path, 0, f"openeval case {self.name}"
