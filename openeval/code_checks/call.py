@@ -12,8 +12,8 @@ and reads what it returned (:func:`as_scores`, CONTRACT section 8):
   explanation as the score's comment;
 - a ``Score`` or ``Scores`` -> as returned (an unnamed single score takes the check's name).
 
-Each call gets its own deep copy of the inputs, so a check that edits the trace or the test
-case changes nothing another check sees.
+Each call gets its own copy of the inputs, so a check that edits the trace, the test case or
+its params changes nothing another check sees.
 """
 
 from __future__ import annotations
@@ -22,15 +22,16 @@ import copy
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from openeval.code_checks._guard import guarded, shown
 from openeval.code_checks.loader import CodeCheckRef, load_check
 from openeval.code_checks.types import CheckResponse, code_error
+from openeval.models import AgentTrace, EvalTestCase, Message, TraceStep
 from openeval.scores import Score, Scores
 
-if TYPE_CHECKING:
-    from openeval.models import AgentTrace, EvalTestCase
+_MODEL_TYPES = (AgentTrace, EvalTestCase, Message, TraceStep)
+"""Plain dataclasses (no slots, no frozen fields): copied field by field."""
 
 EXPECTED_RETURN = (
     "True or False, a number, CheckResponse(score, explanation), a (value, explanation) "
@@ -62,6 +63,10 @@ _INPUT_OF: dict[str, Callable[[AgentTrace, EvalTestCase | None], Any]] = {
 }
 """How each input is read off a case; ``params`` and ``scores`` come from the run."""
 
+_FROM_TRACE = frozenset({"metadata", "trace", "steps", "tool_calls"})
+_FROM_CASE = frozenset({"scenario_result", "test_case"})
+"""The inputs that hand the check something it could change, and so need a copy."""
+
 
 def build_inputs(
     names: Sequence[str],
@@ -71,7 +76,7 @@ def build_inputs(
     params: Mapping[str, Any],
     scores: Mapping[str, Scores],
 ) -> dict[str, Any]:
-    """Return the inputs ``names`` asks for, deep-copied (see the module docstring).
+    """Return the inputs ``names`` asks for, as copies (see the module docstring).
 
     ``model_output`` the final output; ``scenario_input`` the test case's input (else the
     trace's); ``scenario_result`` the test case's ``expected_output``; ``metadata`` the trace's;
@@ -79,15 +84,48 @@ def build_inputs(
     ``tool_call`` steps; ``test_case``; ``params`` the entry's settings; ``scores`` the Scores
     of the metrics and checks run before it, by name.
     """
+    wanted = set(names)
+    # One copy of each, so trace, steps and tool_calls still share their steps.
+    own_trace = _copy(trace) if wanted & _FROM_TRACE else trace
+    own_case = _copy(test_case) if wanted & _FROM_CASE else test_case
     found: dict[str, Any] = {}
     for name in names:
         if name == "params":
-            found[name] = dict(params)
-        elif name == "scores":
+            found[name] = _copy(dict(params))
+        elif name == "scores":  # a Score is frozen: new lists are copy enough
             found[name] = {key: Scores(value) for key, value in scores.items()}
         else:
-            found[name] = _INPUT_OF[name](trace, test_case)
-    return copy.deepcopy(found)  # one memo: trace, steps and tool_calls still share their steps
+            found[name] = _INPUT_OF[name](own_trace, own_case)
+    return found
+
+
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})
+
+
+def _copy(value: Any) -> Any:
+    """Return a deep copy of ``value``, fast for what inputs are made of (the model's
+    dataclasses and JSON values); anything else goes through :func:`copy.deepcopy`.
+
+    ``copy.deepcopy`` of a 10,000-step trace takes most of a second; this, a small part of it
+    (benchmarks/code_checks.py).
+    """
+    kind = type(value)
+    if kind in _IMMUTABLE:
+        return value
+    # Immutable items are tested inline: a call per item is most of the cost.
+    if kind is dict:
+        return {k: v if type(v) in _IMMUTABLE else _copy(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _IMMUTABLE else _copy(v) for v in value]
+    if kind is tuple:
+        return tuple(v if type(v) in _IMMUTABLE else _copy(v) for v in value)
+    if kind in _MODEL_TYPES:
+        fresh = object.__new__(kind)
+        fresh.__dict__.update(
+            {k: v if type(v) in _IMMUTABLE else _copy(v) for k, v in vars(value).items()}
+        )
+        return fresh
+    return copy.deepcopy(value)
 
 
 def run_code_check(

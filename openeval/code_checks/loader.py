@@ -128,7 +128,7 @@ class LoadedCheck:
     file: str | None
     """The file defining it, absolute; None when unknown."""
     line: int | None
-    """The line of its ``def``; None when unknown."""
+    """The line its definition starts on (its first decorator); None when unknown."""
     score_names: tuple[str, ...] = ()
     """The score names it declared with ``openeval.checks.util.declares``, primary first."""
 
@@ -182,7 +182,8 @@ def _load(ref: CodeCheckRef) -> LoadedCheck:
     else:
         module = _import_module(ref)
         where = ref.module or ref.reference
-    chosen, name = _choose(module, ref.attr, where)
+    written = split_reference(ref.reference)[0]
+    chosen, name = _choose(module, ref.attr, where, written)
     return _inspect(chosen, name, where)
 
 
@@ -228,7 +229,7 @@ def _run_file(file: str, time_limit: float) -> ModuleType:
     sys.modules[name] = module
     try:
         guarded(lambda: exec(code, module.__dict__), limit=time_limit,
-                what=f"importing {where}", file=file)
+                what="importing the check file", file=file)
     except CodeCheckError:
         sys.modules.pop(name, None)
         raise
@@ -241,7 +242,9 @@ def _import_module(ref: CodeCheckRef) -> ModuleType:
                    what=f"importing module {name!r}", file=None, where=name)
 
 
-def _choose(module: ModuleType, attr: str | None, where: str) -> tuple[Any, str]:
+def _choose(module: ModuleType, attr: str | None, where: str, written: str) -> tuple[Any, str]:
+    """Return the object to run and its name; ``written`` is the reference's file or module
+    as the entry spells it, for the fix a message suggests."""
     namespace = vars(module)
     if attr is not None:
         if attr not in namespace:
@@ -255,12 +258,12 @@ def _choose(module: ModuleType, attr: str | None, where: str) -> tuple[Any, str]
         raise code_error(
             f"it defines both a class Check (line {_line(namespace['Check'])}) and a function "
             f"evaluate (line {_line(namespace['evaluate'])}); name the one to run: "
-            f"'{where}:Check'", where, None,
+            f"'{written}:Check'", where, None,
         )
     if not has_class and not has_function:
         raise code_error(
             "it defines neither a class Check nor a function evaluate; name the function to "
-            f"run after a colon ('{where}:my_check'); it defines: {_defined(module)}",
+            f"run after a colon ('{written}:my_check'); it defines: {_defined(module)}",
             where, None,
         )
     return (namespace["Check"], "Check") if has_class else (namespace["evaluate"], "evaluate")
@@ -308,8 +311,8 @@ def _inspect(chosen: Any, name: str, where: str) -> LoadedCheck:
         holders = [chosen]
     else:
         raise code_error(
-            f"{name} is a {type(chosen).__name__}, expected a function or a class with a "
-            "static evaluate method", where, None,
+            f"{name} is of type {type(chosen).__name__}, expected a function or a class with "
+            "a static evaluate method", where, None,
         )
     file = inspect.getsourcefile(function) if hasattr(function, "__code__") else None
     line = _line(function)
