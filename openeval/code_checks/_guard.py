@@ -69,7 +69,7 @@ def guarded(
 ) -> T:
     """Return ``run()``; raise CodeCheckError when it raises, exits or runs past ``limit``.
 
-    ``what`` names the code in messages (``refund_limit``, ``importing checks/rules.py``);
+    ``what`` names the code in messages (``refund_limit``, ``importing the check file``);
     ``file`` (absolute) and ``line`` say where it is defined, the place a message points at
     when the user's code itself gives none; ``where`` is shown instead when ``file`` is
     unknown (a module that could not be found).
@@ -87,12 +87,22 @@ def guarded(
         raise _late(what, limit, place, "abandoned (it may still run in the background)") from None
     except SystemExit as exc:
         place = _user_frame(exc.__traceback__, file) or fallback
-        call = "sys.exit()" if exc.code is None else f"sys.exit({exc.code!r})"
+        call = "sys.exit()" if exc.code is None else f"sys.exit({safe_text(repr, exc.code)})"
         raise code_error(f"{what} called {call}", *place) from None
     except BaseException as exc:  # isolation: whatever the user's code raises is its verdict
         place = _user_frame(exc.__traceback__, file) or fallback
-        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        text = safe_text(str, exc)
+        reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
         raise code_error(f"{what} raised {reason}", *place) from None
+
+
+def safe_text(show: Callable[[Any], str], value: Any) -> str:
+    """Return ``show(value)`` (``str`` or ``repr``), or a placeholder when the user's own
+    ``__str__``/``__repr__`` raises: describing a failure must not fail."""
+    try:
+        return show(value)
+    except Exception:
+        return f"<{type(value).__name__} that cannot be shown>"
 
 
 def _late(what: str, limit: float, place: tuple[str, int | None], how: str) -> CodeCheckError:

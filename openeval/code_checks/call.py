@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from openeval.code_checks._guard import guarded, shown
+from openeval.code_checks._guard import guarded, safe_text, shown
 from openeval.code_checks.loader import CodeCheckRef, load_check
 from openeval.code_checks.types import CheckResponse, code_error
 from openeval.models import AgentTrace, EvalTestCase, Message, TraceStep
@@ -195,13 +195,13 @@ def _score(
         try:
             return Score(number, "NUMERIC", explanation, name)
         except ValueError:  # NaN or infinite
-            raise code_error(f"{label} returned {value!r}, which is not a finite number",
+            raise code_error(f"{label} returned {number!r}, which is not a finite number",
                              where, line) from None
     raise _wrong(value, label, where, line)
 
 
 def _wrong(value: Any, label: str, where: str, line: int | None) -> Exception:
-    text = repr(value)
+    text = safe_text(repr, value)
     text = text if len(text) <= 60 else text[:59] + "…"
     return code_error(
         f"{label} returned {type(value).__name__} {text}; expected {EXPECTED_RETURN}",
