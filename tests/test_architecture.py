@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("openeval.results",),  # the record: what scoring produces and every reporter reads
     (
         "openeval.scoring",
+        "openeval.code_checks",  # user checks: loaded and called by the scorer
         "openeval.testcase_file",  # checks metric names against openeval.metrics.registry
         "openeval.snapshot",  # drafts a test case for the suite; needs only the models
     ),
@@ -119,6 +120,8 @@ OPTIONAL_DEPENDENCIES: tuple[OptionalDependency, ...] = (
     OptionalDependency(
         "openeval.adapters.otel", ("opentelemetry",), "openeval-core[otel]", "lazy"
     ),
+    # pytest loads its plugins itself; imported anywhere else without pytest, it says so.
+    OptionalDependency("openeval.testing.pytest_plugin", ("pytest",), "pytest", "error"),
 )
 """Every module that imports a package outside the standard library and CORE_DEPENDENCIES must
 have a row here naming it (the import test enforces that), and so must every module that

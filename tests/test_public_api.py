@@ -40,6 +40,7 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
         "registry": "submodule: the adapter registry the package re-exports",
     },
     "openeval.checks": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
+    "openeval.code_checks": {"call": _SUBMODULE, "loader": _SUBMODULE, "types": _SUBMODULE},
     "openeval.engines": {"base": _SUBMODULE, "local": _SUBMODULE},
     "openeval.metrics": {
         "base": "submodule: Measurement, Metric and not_applicable are defined there",
@@ -165,7 +166,8 @@ def _public(names: object) -> set[str]:
 
 
 def test_packages_with_all_are_discovered() -> None:
-    known = {"openeval", "openeval.adapters", "openeval.metrics", "openeval.report"}
+    known = {"openeval", "openeval.adapters", "openeval.code_checks", "openeval.metrics",
+             "openeval.report", "openeval.testing"}
     assert known <= set(PACKAGES)
     stale = set(NOT_EXPORTED) - set(PACKAGES)
     assert not stale, f"NOT_EXPORTED names packages without __all__: {sorted(stale)}"

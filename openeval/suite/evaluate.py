@@ -38,6 +38,8 @@ class RunPlan:
     key must stay in its test case's folder, and a trace named on the command line is free."""
     allow_outside: bool = False
     """Lift the confinement (``--allow-outside-suite``)."""
+    code_time_limit: float | None = None
+    """Seconds a code check may run when its entry sets no ``time_limit``; None for 5 s."""
 
     @classmethod
     def of(
@@ -98,7 +100,8 @@ def evaluate_case(
     plan = plan or RunPlan()
     testcase_path = Path(testcase_path)
     test_case = load_test_case(testcase_path)
-    case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
+    case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path,
+                             code_time_limit=plan.code_time_limit)
     trace_file = Path(trace_path) if trace_path is not None else None
     if found_beside and test_case.trace is not None:
         trace_file = None
