@@ -61,10 +61,12 @@ def parse_reports(values: tuple[str, ...]) -> list[tuple[str, Path | None]]:
 @options.trace_format
 @options.read_limits
 @click.option("--report", "report_options", multiple=True, metavar="FORMAT[=PATH]",
-              help="Also render the results in FORMAT (markdown, json, junit, github, ...), "
+              help="Also render the results in FORMAT (markdown, json, junit, github, html, ...), "
                    "into PATH or onto stdout after the summary. Repeatable.")
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path),
               help="Also write a JUnit XML report to this file (same as --report junit=FILE).")
+@click.option("--html", "html_path", type=click.Path(path_type=Path),
+              help="Also write the HTML report to this file (same as --report html=FILE).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 def run(
     trace_path: Path | None,
@@ -79,6 +81,7 @@ def run(
     max_line_bytes: int | None,
     report_options: tuple[str, ...],
     junit_path: Path | None,
+    html_path: Path | None,
     quiet: bool,
 ) -> None:
     """Score one case (--trace + --testcase) or a suite (--suite DIR).
@@ -96,6 +99,8 @@ def run(
         reports = parse_reports(report_options)
         if junit_path is not None:
             reports.append(("junit", junit_path))
+        if html_path is not None:
+            reports.append(("html", html_path))
         if trace_format is not None:
             from openeval.adapters.registry import get_adapter
 
