@@ -167,7 +167,7 @@ def _verdict_block(summary: Summary) -> str:
     verdict = "pass" if summary.gate_passed else "fail"
     word = "Gate passed" if summary.gate_passed else "Gate failed"
     return (
-        f'<p class="verdict {_VERDICT_CLASS[verdict]}" id="gate">{SYMBOL[verdict]} {word}'
+        f'<p class="verdict {_VERDICT_CLASS[verdict]}" id="gate">{SYMBOL[verdict]} {word} '
         f'<span class="reason">{esc(summary.gate_reason)}</span></p>'
     )
 
@@ -580,7 +580,7 @@ def _not_passed(case: CaseResult) -> str:
     if not bad:
         return ""
     shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
-    return f'<span class="bad">{esc(shown)}</span>'
+    return f' <span class="bad">{esc(shown)}</span>'
 
 
 def case_view(index: int, case: CaseResult) -> str:
