@@ -10,9 +10,10 @@ same opened from a CI artifact as from disk. It holds, top to bottom:
 - the **gates and baseline** section, only when ``suite.metadata`` holds them (see below);
 - the **cases table**: one row per case, one cell per metric or check (colour, symbol and, for
   screen readers, a word). The table is complete in the HTML; the inline script only shows the
-  filter controls (status, one metric or check, text) and sorts on a header click, and reads
-  its state from the URL fragment (``report.html#failed``,
-  ``#status=not-passed&check=step_budget&q=refund``); with scripts off it is a plain table;
+  filter controls (status, one metric or check, text) and sorts on a header click (worst
+  first), and keeps that state in the URL fragment (``report.html#failed``,
+  ``#status=not-passed&check=step_budget&q=refund&sort=step_budget``); with scripts off it is
+  a plain table;
 - a collapsed **case view** per case (``<details id="cN">``, N its index, linked from the
   table): paths, the reason it could not be scored, and every check's verdict, pass line,
   scores with their comments, settings and details, plus an expected-vs-got table drawn from

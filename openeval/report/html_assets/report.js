@@ -1,8 +1,9 @@
 /* OpenEval HTML report: filtering and sorting of the cases table. Inlined by
    openeval/report/html.py. The table is complete without this script: it only shows the
    controls, hides rows and reorders them. The filter state lives in the URL fragment, so
-   report.html#failed or report.html#status=not-passed&check=NAME&q=TEXT opens filtered, and
-   report.html#c3 opens the view of the case with index 3. */
+   report.html#failed or report.html#status=not-passed&check=NAME&q=TEXT&sort=NAME opens
+   filtered and sorted (sort=case, status or a check name, worst first; sort=-NAME reverses),
+   and report.html#c3 opens the view of the case with index 3. */
 (function () {
   "use strict";
   var table = document.getElementById("cases");
@@ -17,6 +18,7 @@
   var STATUS = { "v-pass": "passed", "v-fail": "failed", "v-error": "error", "v-na": "n.a." };
   var RANK = { "error": 0, "failed": 1, "passed": 2, "n.a.": 3, "": 4 };
   var haystacks = null;
+  var sorting = "";  // the sort= value in force: a column name, "-" first when reversed
 
   rows.forEach(function (row, i) { row.setAttribute("data-order", String(i)); });
 
@@ -29,11 +31,22 @@
     return "";
   }
 
-  function columnOf(name) {
+  function checkColumn(name) {
     for (var i = 2; i < heads.length; i++) {
       if (heads[i].getAttribute("data-check") === name) { return i; }
     }
     return -1;
+  }
+
+  function columnOf(name) {
+    if (name === "case") { return 0; }
+    if (name === "status") { return 1; }
+    return checkColumn(name);
+  }
+
+  function columnName(column) {
+    if (column < 2) { return column === 0 ? "case" : "status"; }
+    return heads[column].getAttribute("data-check");
   }
 
   function caseId(row) {
@@ -59,7 +72,7 @@
   }
 
   function apply(writeHash) {
-    var column = check.value ? columnOf(check.value) : -1;
+    var column = check.value ? checkColumn(check.value) : -1;
     var needle = text.value.trim().toLowerCase();
     var count = 0;
     rows.forEach(function (row) {
@@ -76,6 +89,7 @@
       if (status.value) { params.set("status", status.value); }
       if (check.value) { params.set("check", check.value); }
       if (needle) { params.set("q", text.value.trim()); }
+      if (sorting) { params.set("sort", sorting); }
       var fragment = params.toString();
       history.replaceState(null, "", fragment ? "#" + fragment : location.pathname);
     }
@@ -104,6 +118,10 @@
     status.value = hasOption(status, want) ? want : "";
     check.value = hasOption(check, name) ? name : "";
     text.value = params.get("q") || "";
+    var order = params.get("sort") || "";
+    var reversed = order.charAt(0) === "-";
+    var column = columnOf(reversed ? order.slice(1) : order);
+    if (column >= 0) { sortBy(column, reversed); }
     apply(false);
   }
 
@@ -115,9 +133,9 @@
     return [RANK[got], isNaN(score) ? 0 : score];
   }
 
-  function sortBy(column) {
+  function sortBy(column, descending) {
     var head = heads[column];
-    var descending = head.getAttribute("aria-sort") === "ascending";
+    sorting = (descending ? "-" : "") + columnName(column);
     heads.forEach(function (h) { h.removeAttribute("aria-sort"); });
     head.setAttribute("aria-sort", descending ? "descending" : "ascending");
     var keyed = rows.map(function (row) {
@@ -140,7 +158,10 @@
     button.title = "sort by this column";
     while (head.firstChild) { button.appendChild(head.firstChild); }
     head.appendChild(button);
-    button.addEventListener("click", function () { sortBy(column); });
+    button.addEventListener("click", function () {
+      sortBy(column, head.getAttribute("aria-sort") === "ascending");
+      apply(true);
+    });
   });
   [status, check].forEach(function (el) {
     el.addEventListener("change", function () { apply(true); });
