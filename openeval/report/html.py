@@ -142,9 +142,12 @@ def _csp_hash(source: str) -> str:
 def bar(tally: Tally) -> str:
     """Return an inline SVG bar of ``tally``'s judged results: passed, failed, errored."""
     judged = tally.judged
+    # Size and colours are attributes as well as CSS: a viewer that blocks the inline style
+    # sheet (Jenkins serves artifacts that way) still draws the bar.
+    frame = 'class="bar" width="320" height="14" role="img"'
     if not judged:
         label = f"nothing judged ({tally.not_applicable} n.a.)"
-        return f'<svg class="bar" role="img" aria-label="{label}"><title>{label}</title></svg>'
+        return f'<svg {frame} aria-label="{label}"><title>{label}</title></svg>'
     label = (
         f"{tally.passed} passed, {tally.failed} failed, {tally.errored} errored "
         f"of {judged} judged"
@@ -152,14 +155,18 @@ def bar(tally: Tally) -> str:
     rects = []
     done = 0
     start = 0
-    for css, count in (("p", tally.passed), ("f", tally.failed), ("e", tally.errored)):
+    for css, fill, count in (("p", "#1a7f37", tally.passed), ("f", "#cf222e", tally.failed),
+                             ("e", "#9a6700", tally.errored)):
         done += count
         end = round(done * 1000 / judged)  # cumulative rounding: the parts add up to 1000
         if end > start:
-            rects.append(f'<rect class="{css}" x="{start}" width="{end - start}" height="10"/>')
+            rects.append(
+                f'<rect class="{css}" fill="{fill}" x="{start}" width="{end - start}" '
+                'height="10"/>'
+            )
         start = end
     return (
-        f'<svg class="bar" viewBox="0 0 1000 10" preserveAspectRatio="none" role="img" '
+        f'<svg {frame} viewBox="0 0 1000 10" preserveAspectRatio="none" '
         f'aria-label="{label}"><title>{label}</title>{"".join(rects)}</svg>'
     )
 
@@ -422,7 +429,7 @@ def _controls(names: Sequence[str]) -> str:
 
 
 def _legend() -> str:
-    keys = "".join(
+    keys = " ".join(
         f'<span class="{_VERDICT_CLASS[v]}">{SYMBOL[v]} {v}</span>' for v in SYMBOL
     )
     return (
