@@ -28,7 +28,13 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from openeval.ci.github_action import OUTPUT_NAMES, ActionInputs, format_outputs
+from openeval.ci.github_action import (
+    HTML_REPORT_NAME,
+    OUTPUT_NAMES,
+    ActionInputs,
+    format_outputs,
+    html_note,
+)
 from openeval.jsonio import read_json_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,6 +145,14 @@ def test_output_file_syntax_round_trips(outputs: dict[str, str]) -> None:
 def test_args_are_split_by_shlex_without_expansion(args: str, argv_tail: list[str]) -> None:
     inputs = ActionInputs(suite="s", output="o", args=args)
     assert inputs.run_argv() == ["run", "--suite", "s", "--output", "o", *argv_tail]
+
+
+@pytest.mark.parametrize(
+    ("path", "span"),
+    [("out/report.html", "`out/report.html`"), ("a`b/report.html", "`` a`b/report.html ``")],
+)
+def test_html_note_quotes_the_path_as_code(path: str, span: str) -> None:
+    assert f"The HTML report is {span} in the results folder" in html_note(path)
 
 
 # --- the action, run as GitHub's runner would ---------------------------------------------
@@ -297,8 +311,12 @@ def test_action_gates_and_reports(
         "pass-rate": repr(rate), "cases": counts[0], "failed": counts[1],
         "errored": counts[2], "results": results,
     }
-    # The job summary is the Markdown report, the log carries the annotations.
-    assert done.summary == cli_report(runner.workspace, results, "markdown")
+    # The job summary is the Markdown report and where the HTML report is; the log carries
+    # the annotations. The HTML report is the one `openeval report` renders from the results.
+    html = f"{results}/{HTML_REPORT_NAME}"
+    assert done.summary == cli_report(runner.workspace, results, "markdown") + html_note(html)
+    page = (runner.workspace / html).read_text(encoding="utf-8")
+    assert page == cli_report(runner.workspace, results, "html")
     annotations = cli_report(runner.workspace, results, "github")
     assert annotations in done.stdout
     case_lines = [line for line in annotations.splitlines() if " file=" in line]
@@ -350,6 +368,16 @@ def test_bad_input_stops_with_usage_code_and_runs_nothing(
     assert done.outputs["pass-rate"] == ""
     assert done.outputs["results"] == "openeval-results"
     assert not (runner.workspace / "openeval-results" / "summary.json").exists()
+
+
+def test_a_run_that_stops_leaves_no_old_html_report(runner: LocalRunner) -> None:
+    stale = runner.workspace / "openeval-results" / HTML_REPORT_NAME
+    stale.parent.mkdir()
+    stale.write_text("the previous run's page", encoding="utf-8")
+    done = runner.run({"suite": "no-such-folder"})
+    assert done.code == 2, done.stdout + done.stderr
+    assert not stale.exists()
+    assert "The HTML report is" not in done.summary
 
 
 @pytest.mark.parametrize("extras", ["all] @ file:///etc", "all\nfixtura", "$(touch pwned)"])

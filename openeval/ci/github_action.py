@@ -5,8 +5,9 @@ proposals/0020-github-action.md) and this program:
 
 1. runs ``openeval run`` on the suite, its output going straight to the job log, rendering the
    Markdown and ``github`` reports in the same pass (``--report FORMAT=PATH``: the results are
-   never read back);
-2. appends the Markdown report to ``$GITHUB_STEP_SUMMARY``;
+   never read back), and the HTML report into the results folder as ``report.html`` (a
+   previous run's copy is removed first, so the folder never holds a stale page);
+2. appends the Markdown report to ``$GITHUB_STEP_SUMMARY``, then a line naming the HTML report;
 3. prints the ``github`` report (annotations) to stdout, where the runner picks it up;
 4. writes the step outputs to ``$GITHUB_OUTPUT``, read from ``summary.json`` alone;
 5. exits with ``openeval run``'s own exit code, so the step fails exactly when the gate does.
@@ -18,8 +19,10 @@ shell ever sees it. Like the CLI, this is an entry point, so it prints.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -35,6 +38,9 @@ from openeval.report.github import command
 
 OUTPUT_NAMES = ("pass-rate", "cases", "failed", "errored", "results")
 """The action's outputs, in the order they are written."""
+
+HTML_REPORT_NAME = "report.html"
+"""The HTML report's file name inside the results folder."""
 
 # The CLI runs in its own interpreter (-I: the workspace folder is not put on sys.path, so a
 # user's own ``openeval/`` folder cannot shadow the installed package).
@@ -106,6 +112,19 @@ def format_outputs(outputs: Mapping[str, str]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+def html_note(path: str) -> str:
+    """Return the job-summary paragraph saying where the HTML report of the run is."""
+    # A code span's fence must be longer than any run of backticks inside it.
+    longest = max((len(run) for run in re.findall("`+", path)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest else ""
+    return (
+        f"\nThe HTML report is {fence}{pad}{path}{pad}{fence} in the results folder: keep the "
+        "folder with actions/upload-artifact, then download the artifact, unzip it and open the "
+        "file in a browser (no server or network needed).\n"
+    )
+
+
 def _append(path: str | None, text: str) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as handle:
@@ -144,7 +163,11 @@ def main(env: Mapping[str, str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="openeval-action-") as scratch:
         markdown_file = Path(scratch) / "summary.md"
         github_file = Path(scratch) / "annotations.txt"
-        argv += ["--report", f"markdown={markdown_file}", "--report", f"github={github_file}"]
+        html_file = Path(inputs.output) / HTML_REPORT_NAME
+        with contextlib.suppress(OSError):  # not removable: openeval run will say why
+            html_file.unlink(missing_ok=True)
+        argv += ["--report", f"markdown={markdown_file}", "--report", f"github={github_file}",
+                 "--report", f"html={html_file}"]
         code = _cli(argv)
         summary_file = Path(inputs.output) / "summary.json"
         finished = code in (0, EXIT_FAIL) and summary_file.is_file()
@@ -157,6 +180,8 @@ def main(env: Mapping[str, str] | None = None) -> int:
             markdown = _read_report(markdown_file, "markdown")
             if markdown is not None:
                 _append(env.get("GITHUB_STEP_SUMMARY"), markdown)
+            if html_file.is_file():
+                _append(env.get("GITHUB_STEP_SUMMARY"), html_note(str(html_file)))
             annotations = _read_report(github_file, "github")
             if annotations is not None:
                 sys.stdout.write(annotations)

@@ -61,7 +61,7 @@ def parse_reports(values: tuple[str, ...]) -> list[tuple[str, Path | None]]:
 @options.trace_format
 @options.read_limits
 @click.option("--report", "report_options", multiple=True, metavar="FORMAT[=PATH]",
-              help="Also render the results in FORMAT (markdown, json, junit, github, ...), "
+              help="Also render the results in FORMAT (markdown, json, junit, github, html, ...), "
                    "into PATH or onto stdout after the summary. Repeatable.")
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path),
               help="Also write a JUnit XML report to this file (same as --report junit=FILE).")
@@ -69,6 +69,8 @@ def parse_reports(values: tuple[str, ...]) -> list[tuple[str, Path | None]]:
               help="Read traces outside the suite folder too. Off by default: in a pull "
                    "request the test cases are the author's, and a 'trace' key or a link must "
                    "not reach other files on the runner.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path),
+              help="Also write the HTML report to this file (same as --report html=FILE).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 def run(
     trace_path: Path | None,
@@ -84,6 +86,7 @@ def run(
     report_options: tuple[str, ...],
     junit_path: Path | None,
     allow_outside_suite: bool,
+    html_path: Path | None,
     quiet: bool,
 ) -> None:
     """Score one case (--trace + --testcase) or a suite (--suite DIR).
@@ -101,6 +104,8 @@ def run(
         reports = parse_reports(report_options)
         if junit_path is not None:
             reports.append(("junit", junit_path))
+        if html_path is not None:
+            reports.append(("html", html_path))
         if trace_format is not None:
             from openeval.adapters.registry import get_adapter
 

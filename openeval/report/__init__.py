@@ -21,6 +21,7 @@ BUILTIN_REPORTERS: dict[str, str] = {
     "json": "openeval.report.json:REPORTER",
     "junit": "openeval.report.junit:REPORTER",
     "github": "openeval.report.github:REPORTER",
+    "html": "openeval.report.html:REPORTER",
 }
 
 

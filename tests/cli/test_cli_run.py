@@ -183,6 +183,19 @@ def test_junit_file_is_written(openeval: Invoke, tmp_path: Path) -> None:
     assert text.startswith("<?xml") and "testcases/refund.json" in text
 
 
+@pytest.mark.parametrize(("flag", "fmt", "start"),
+                         [("--junit", "junit", "<?xml"), ("--html", "html", "<!DOCTYPE html>")])
+def test_report_file_flag_is_report_format_equals_file(
+    openeval: Invoke, tmp_path: Path, flag: str, fmt: str, start: str
+) -> None:
+    short, long = tmp_path / "short" / f"report.{fmt}", tmp_path / f"long.{fmt}"
+    out = openeval("run", "--suite", str(SUITES / "legacy_021"), flag, str(short),
+                   "--report", f"{fmt}={long}", "-q")
+    assert out.code == EXIT_FAIL, out.stderr
+    assert short.read_bytes() == long.read_bytes()
+    assert short.read_text(encoding="utf-8").startswith(start)
+
+
 def test_on_a_terminal_cases_are_drawn_as_a_table(tmp_path: Path) -> None:
     import os
     import pty

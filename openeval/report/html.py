@@ -1,0 +1,683 @@
+"""The ``html`` report: one static, self-contained page showing a run at a glance and each case in
+depth (proposals/0050-html-report.md).
+
+The page needs no server and loads nothing: the style sheet and the small script are inlined,
+charts are inline SVG, and a Content-Security-Policy forbids every other source, so it reads the
+same opened from a CI artifact as from disk. It holds, top to bottom:
+
+- the **overview**: the gate's verdict and reason, the pass rate and the case pass rate, counts
+  of passed, failed, errored and n.a. cases and results, then a bar per metric and check;
+- the **gates and baseline** section, only when ``suite.metadata`` holds them (see below);
+- the **cases table**: one row per case, one cell per metric or check (colour, symbol and, for
+  screen readers, a word). The table is complete in the HTML; the inline script only shows the
+  filter controls (status, one metric or check, text) and sorts on a header click (worst
+  first), and keeps that state in the URL fragment (``report.html#failed``,
+  ``#status=not-passed&check=step_budget&q=refund&sort=step_budget``); with scripts off it is
+  a plain table;
+- a collapsed **case view** per case (``<details id="cN">``, N its index, linked from the
+  table): paths, the reason it could not be scored, and every check's verdict, pass line,
+  scores with their comments, settings and details, plus an expected-vs-got table drawn from
+  details parts shaped ``WHERE: expected A, got B``.
+
+The result records hold no trace steps and no final output, so the page shows neither a step
+timeline nor an output diff; it names the trace file instead (the proposal says which record
+field would bring them).
+
+Every value taken from a result (case ids, paths, details, comments, settings, metadata) is
+HTML-escaped, with control characters and lone surrogates written as visible ``\\xNN`` escapes:
+a trace is untrusted, and a tool result holding ``<script>`` shows as text. The CSP allows only
+the report's own script and style (by hash), so even a value that slipped through could not run.
+Long texts are cut at :data:`MAX_TEXT_CHARS` (the result files keep them whole). Same suite, same
+bytes: no clock, no random ids, metadata keys sorted.
+
+Gates and baseline, filled by other parts of OpenEval (:func:`gates_and_baseline`); any key may
+be missing, and a value of another shape is shown as JSON rather than refused:
+
+- ``metadata["gates"]``: a list of ``{"name": str, "figure": number | str, "line": number |
+  str, "passed": bool | None}``: each gate, the figure it measured, the line it held it to,
+  and whether it passed (None: not judged). Other keys of an entry are shown beside it.
+- ``metadata["baseline"]``: ``{"source": str, "pass_rate": number | None, "regressions":
+  [entry, ...], "improvements": [entry, ...]}``, an entry being ``{"case_id", "check",
+  "before", "after", "details"}`` (other keys become extra columns).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from html import escape
+from importlib.resources import files
+from typing import Any
+
+from openeval.results.records import CaseResult, CheckResult, SuiteResult
+from openeval.results.summary import Summary, Tally, percent
+from openeval.scores import Score
+from openeval.version import __version__
+
+__all__ = [
+    "MAX_MISMATCHES",
+    "MAX_TEXT_CHARS",
+    "REPORTER",
+    "SYMBOL",
+    "HtmlReporter",
+    "Mismatch",
+    "bar",
+    "case_view",
+    "esc",
+    "gates_and_baseline",
+    "mismatches",
+    "render_page",
+]
+
+MAX_TEXT_CHARS = 4000
+"""Longest details, comment, error or metadata text shown; the rest is cut with a note."""
+
+MAX_MISMATCHES = 50
+"""Most expected-vs-got rows drawn from one check's details."""
+
+SYMBOL = {"pass": "✓", "fail": "✗", "error": "⚠", "n.a.": "○"}
+"""The symbol of each verdict: the page reads without colour."""
+
+_STATUS_VERDICT = {"passed": "pass", "failed": "fail", "error": "error", "n.a.": "n.a."}
+_VERDICT_CLASS = {"pass": "v-pass", "fail": "v-fail", "error": "v-error", "n.a.": "v-na"}
+_STATUS_CLASS = {"passed": "s-passed", "failed": "s-failed", "error": "s-error", "n.a.": "s-na"}
+
+# Characters HTML cannot hold as text (C0/C1 controls other than tab, LF, CR) and lone
+# surrogates, which no UTF-8 file can hold: written as visible escapes instead.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def esc(text: str) -> str:
+    """Return ``text`` safe as HTML text or a quoted attribute value."""
+    text = _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
+    return escape(text, quote=True)
+
+
+def _cut(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """Return ``text`` escaped, cut at ``limit`` characters with a note saying how much is left."""
+    if len(text) <= limit:
+        return esc(text)
+    rest = len(text) - limit
+    return f'{esc(text[:limit])}<span class="muted"> … ({rest:,} more characters)</span>'
+
+
+def _json_text(value: Any) -> str:
+    """Return a metadata value as text: strings as they are, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):  # mixed key types cannot be sorted, circular values
+        return repr(value)
+
+
+def _number(value: float | bool | str) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return f"{value:.4g}"
+    return value
+
+
+@cache
+def _asset(name: str) -> str:
+    """Return the text of a style sheet or script shipped in ``html_assets/``."""
+    folder = files("openeval.report").joinpath("html_assets")
+    return folder.joinpath(name).read_text(encoding="utf-8")
+
+
+def _csp_hash(source: str) -> str:
+    digest = hashlib.sha256(source.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+# --- overview ---------------------------------------------------------------------------
+
+
+def bar(tally: Tally) -> str:
+    """Return an inline SVG bar of ``tally``'s judged results: passed, failed, errored."""
+    judged = tally.judged
+    # Size and colours are attributes as well as CSS: a viewer that blocks the inline style
+    # sheet (Jenkins serves artifacts that way) still draws the bar.
+    frame = 'class="bar" width="320" height="14" role="img"'
+    if not judged:
+        label = f"nothing judged ({tally.not_applicable} n.a.)"
+        return f'<svg {frame} aria-label="{label}"><title>{label}</title></svg>'
+    label = (
+        f"{tally.passed} passed, {tally.failed} failed, {tally.errored} errored "
+        f"of {judged} judged"
+    )
+    rects = []
+    done = 0
+    start = 0
+    for css, fill, count in (("p", "#1a7f37", tally.passed), ("f", "#cf222e", tally.failed),
+                             ("e", "#9a6700", tally.errored)):
+        done += count
+        end = round(done * 1000 / judged)  # cumulative rounding: the parts add up to 1000
+        if end > start:
+            rects.append(
+                f'<rect class="{css}" fill="{fill}" x="{start}" width="{end - start}" '
+                'height="10"/>'
+            )
+        start = end
+    return (
+        f'<svg {frame} viewBox="0 0 1000 10" preserveAspectRatio="none" '
+        f'aria-label="{label}"><title>{label}</title>{"".join(rects)}</svg>'
+    )
+
+
+def _verdict_block(summary: Summary) -> str:
+    verdict = "pass" if summary.gate_passed else "fail"
+    word = "Gate passed" if summary.gate_passed else "Gate failed"
+    return (
+        f'<p class="verdict {_VERDICT_CLASS[verdict]}" id="gate">{SYMBOL[verdict]} {word} '
+        f'<span class="reason">{esc(summary.gate_reason)}</span></p>'
+    )
+
+
+def _figures(summary: Summary) -> str:
+    r = summary.results
+    judged_cases = summary.cases - summary.not_evaluated_cases
+    items = [
+        ("pass-rate", "Pass rate", percent(summary.pass_rate),
+         f"{r.passed} of {r.judged} judged results passed"),
+        ("case-pass-rate", "Case pass rate", percent(summary.case_pass_rate),
+         f"{summary.passed_cases} of {judged_cases} judged cases passed"),
+    ]
+    if summary.fail_under is not None:
+        items.append(("fail-under", "Gate line", f"{summary.fail_under:.1%}",
+                      f"--fail-under {summary.fail_under:g}: pass rate at least this"))
+    cells = "".join(
+        f'<div><dt>{title}</dt><dd class="big" id="{key}">{value}</dd>'
+        f'<dd class="muted">{note}</dd></div>'
+        for key, title, value, note in items
+    )
+    return f'<dl class="figures">{cells}</dl>'
+
+
+def _counts(summary: Summary) -> str:
+    r = summary.results
+    rows = [
+        ("cases", (summary.passed_cases, summary.failed_cases, summary.errored_cases,
+                   summary.not_evaluated_cases), summary.cases),
+        ("results", (r.passed, r.failed, r.errored, r.not_applicable),
+         r.judged + r.not_applicable),
+    ]
+    head = "".join(
+        f'<th scope="col" class="{_VERDICT_CLASS[v]}">{SYMBOL[v]} {word}</th>'
+        for v, word in (("pass", "passed"), ("fail", "failed"), ("error", "errored"),
+                        ("n.a.", "n.a."))
+    )
+    body = "".join(
+        f'<tr><th scope="row">{what}</th>'
+        + "".join(
+            f'<td id="{what}-{key}">{n}</td>'
+            for key, n in zip(("passed", "failed", "errored", "na"), counts, strict=True)
+        )
+        + f'<td id="{what}-total">{total}</td></tr>'
+        for what, counts, total in rows
+    )
+    return (
+        '<table class="counts" id="counts"><caption class="sr">Counts of cases and results'
+        f'</caption><thead><tr><td></td>{head}<th scope="col">total</th></tr></thead>'
+        f"<tbody>{body}</tbody></table>"
+    )
+
+
+def _first_specs(cases: Iterable[CaseResult]) -> dict[str, CheckResult]:
+    """Return the first result of each check name, for its family and kind."""
+    first: dict[str, CheckResult] = {}
+    for case in cases:
+        for check in case.checks:
+            first.setdefault(check.name, check)
+    return first
+
+
+def _rate_row(name_cell: str, tally: Tally) -> str:
+    return (
+        f'<tr>{name_cell}<td class="rate">{percent(tally.pass_rate)}</td><td>{bar(tally)}</td>'
+        f"<td>{tally.passed}</td><td>{tally.failed}</td><td>{tally.errored}</td>"
+        f"<td>{tally.not_applicable}</td></tr>"
+    )
+
+
+def _rates(suite: SuiteResult, summary: Summary) -> str:
+    if not summary.per_check:
+        return '<p class="muted">No metric or check ran.</p>'
+    first = _first_specs(suite.cases)
+    rows = [_rate_row('<th scope="row"><strong>all results</strong></th>', summary.results)]
+    for name, tally in summary.per_check.items():
+        spec = first[name].spec
+        family = spec.family if spec.kind == name else f"{spec.family}: {spec.kind}"
+        rows.append(_rate_row(
+            f'<th scope="row">{esc(name)} <span class="family">{esc(family)}</span></th>', tally
+        ))
+    return (
+        '<h3>Metrics and checks</h3><table class="rates" id="rates"><thead><tr>'
+        '<th scope="col">metric or check</th><th scope="col">pass rate</th>'
+        '<th scope="col">passed / failed / errored of judged</th><th scope="col">passed</th>'
+        '<th scope="col">failed</th><th scope="col">errored</th><th scope="col">n.a.</th>'
+        f'</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+def _run_settings(metadata: Mapping[str, Any]) -> str:
+    # The suite path is the page's subtitle already.
+    shown = sorted(k for k in metadata if k not in ("gates", "baseline", "suite"))
+    if not shown:
+        return ""
+    items = "".join(
+        f"<dt>{esc(key)}</dt><dd><code>{_cut(_json_text(metadata[key]))}</code></dd>"
+        for key in shown
+    )
+    return f'<h3>Run</h3><dl class="meta" id="run">{items}</dl>'
+
+
+# --- gates and baseline: the place other issues fill -------------------------------------
+
+
+def gates_and_baseline(summary: Summary, metadata: Mapping[str, Any]) -> str:
+    """Return the gates and baseline section, or ``""`` when ``metadata`` holds neither.
+
+    This is where gates (``metadata["gates"]``) and baseline regressions
+    (``metadata["baseline"]``) are drawn; the module docstring gives their expected shape.
+    Missing keys are left out; a value of another shape is shown as JSON text, never refused,
+    so a report of newer results still renders.
+    """
+    parts = []
+    if "gates" in metadata:
+        parts.append(_gates(metadata["gates"]))
+    if "baseline" in metadata:
+        parts.append(_baseline(metadata["baseline"], summary))
+    if not parts:
+        return ""
+    return f'<section id="gates-baseline"><h3>Gates and baseline</h3>{"".join(parts)}</section>'
+
+
+def _raw(what: str, value: Any) -> str:
+    return (
+        f'<p class="muted">{esc(what)} is not in the expected shape; shown as it is:</p>'
+        f"<pre>{_cut(_json_text(value))}</pre>"
+    )
+
+
+def _value_cell(value: Any) -> str:
+    return "-" if value is None else _cut(_json_text(value))
+
+
+def _gates(gates: Any) -> str:
+    if not isinstance(gates, list):
+        return _raw("metadata.gates", gates)
+    rows = []
+    for gate in gates:
+        if not isinstance(gate, Mapping):
+            rows.append(f'<tr><td colspan="5"><code>{_cut(_json_text(gate))}</code></td></tr>')
+            continue
+        passed = gate.get("passed")
+        verdict = "pass" if passed is True else "fail" if passed is False else "n.a."
+        extra = {k: v for k, v in gate.items() if k not in ("name", "figure", "line", "passed")}
+        more = "; ".join(f"{k}: {_json_text(v)}" for k, v in sorted(extra.items(), key=str))
+        rows.append(
+            f'<tr><td class="{_VERDICT_CLASS[verdict]}">{SYMBOL[verdict]} {verdict}</td>'
+            f'<th scope="row">{_value_cell(gate.get("name"))}</th>'
+            f'<td class="fig">{_value_cell(gate.get("figure"))}</td>'
+            f'<td class="fig">{_value_cell(gate.get("line"))}</td><td>{_cut(more)}</td></tr>'
+        )
+    return (
+        '<table class="gates" id="gates"><caption>Gates</caption><thead><tr>'
+        '<th scope="col">verdict</th><th scope="col">gate</th><th scope="col">figure</th>'
+        '<th scope="col">line</th><th scope="col">more</th></tr></thead>'
+        f'<tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+_ENTRY_KEYS = ("case_id", "check", "before", "after", "details")
+
+
+def _entries(title: str, entries: Any) -> str:
+    if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
+        return _raw(f"baseline {title}", entries)
+    if not entries:
+        return f'<p class="muted">No {esc(title)}.</p>'
+    others = sorted({str(k) for e in entries for k in e if k not in _ENTRY_KEYS})
+    keys = [k for k in _ENTRY_KEYS if any(k in e for e in entries)] + others
+    head = "".join(f'<th scope="col">{esc(k)}</th>' for k in keys)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_value_cell(e.get(k))}</td>" for k in keys) + "</tr>"
+        for e in entries
+    )
+    return (
+        f'<table class="baseline"><caption>{esc(title)} ({len(entries)})</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _baseline(baseline: Any, summary: Summary) -> str:
+    if not isinstance(baseline, Mapping):
+        return _raw("metadata.baseline", baseline)
+    lines = []
+    if "source" in baseline:
+        lines.append(f"<dt>baseline</dt><dd><code>{_value_cell(baseline['source'])}</code></dd>")
+    if "pass_rate" in baseline:
+        before = baseline["pass_rate"]
+        before_text = percent(before) if isinstance(before, int | float) else _json_text(before)
+        lines.append(
+            f"<dt>pass rate</dt><dd>{esc(before_text)} then, {percent(summary.pass_rate)} now"
+            "</dd>"
+        )
+    parts = [f'<dl class="meta">{"".join(lines)}</dl>'] if lines else []
+    for key, title in (("regressions", "regressions"), ("improvements", "improvements")):
+        if key in baseline:
+            parts.append(_entries(title, baseline[key]))
+    rest = {k: v for k, v in baseline.items()
+            if k not in ("source", "pass_rate", "regressions", "improvements")}
+    if rest:
+        parts.append(f"<pre>{_cut(_json_text(rest))}</pre>")
+    return f'<div id="baseline">{"".join(parts)}</div>'
+
+
+# --- the cases table -------------------------------------------------------------------
+
+
+def _cell(check: CheckResult | None) -> str:
+    if check is None:
+        return '<td class="v-none">-</td>'
+    v = check.verdict
+    if v in ("n.a.", "error"):
+        return f'<td class="{_VERDICT_CLASS[v]}">{SYMBOL[v]} {v}</td>'
+    # The abbr's title gives the word to screen readers and on hover. (A visually hidden
+    # span, the usual trick, is absolutely positioned: 45,000 of them made Chromium take
+    # seconds longer to lay out a 5,000-case table.)
+    return (
+        f'<td class="{_VERDICT_CLASS[v]}"><abbr title="{v}">{SYMBOL[v]}</abbr> '
+        f"{esc(check.score_text())}</td>"
+    )
+
+
+def _case_row(index: int, case: CaseResult, names: Sequence[str]) -> str:
+    by_name = {c.name: c for c in case.checks}
+    status = case.status
+    cells = "".join(_cell(by_name.get(name)) for name in names)
+    return (
+        f'<tr data-status="{status}"><th scope="row"><a href="#c{index}">{esc(case.case_id)}'
+        f'</a></th><td class="{_STATUS_CLASS[status]}">{SYMBOL[_STATUS_VERDICT[status]]} '
+        f"{status}</td>{cells}</tr>"
+    )
+
+
+def _controls(names: Sequence[str]) -> str:
+    statuses = (
+        ("", "every status"), ("not-passed", "failed or errored"), ("failed", "failed"),
+        ("error", "errored"), ("passed", "passed"), ("n.a.", "n.a."),
+    )
+    status_options = "".join(f'<option value="{v}">{label}</option>' for v, label in statuses)
+    check_options = '<option value="">the case as a whole</option>' + "".join(
+        f'<option value="{esc(n)}">{esc(n)}</option>' for n in names
+    )
+    return (
+        '<div class="controls" id="controls" hidden role="search">'
+        f'<label>show <select id="f-status">{status_options}</select></label>'
+        f'<label>judged by <select id="f-check">{check_options}</select></label>'
+        '<label>containing <input type="search" id="f-text" placeholder="case id or any text">'
+        '</label><output id="f-shown" aria-live="polite"></output></div>'
+    )
+
+
+def _legend() -> str:
+    keys = " ".join(
+        f'<span class="{_VERDICT_CLASS[v]}">{SYMBOL[v]} {v}</span>' for v in SYMBOL
+    )
+    return (
+        f'<p class="legend">{keys} &#8212; a cell shows the primary score; '
+        "n.a.: nothing to judge; -: not run on that case.</p>"
+    )
+
+
+def _columns(checks: int) -> str:
+    span = f'<col span="{checks}" class="c-check">' if checks else ""
+    return f'<colgroup><col class="c-case"><col class="c-status">{span}</colgroup>'
+
+
+def _cases_table(suite: SuiteResult, names: Sequence[str]) -> str:
+    # Long snake_case names may wrap after an underscore, never inside a word.
+    head = "".join(
+        f'<th scope="col" data-check="{esc(n)}">{esc(n).replace("_", "_<wbr>")}</th>'
+        for n in names
+    )
+    rows = "".join(_case_row(i, case, names) for i, case in enumerate(suite.cases))
+    return (
+        '<section id="cases-section"><h2>Cases</h2>'
+        f"{_controls(names)}"
+        '<noscript><p class="muted">Scripts are off: the table is complete but does not sort '
+        "or filter.</p></noscript>"
+        f'{_legend()}<div class="scroll"><table id="cases">{_columns(len(names))}<thead><tr>'
+        f'<th scope="col">case</th><th scope="col">status</th>{head}</tr></thead>'
+        f"<tbody>{rows}</tbody></table></div></section>"
+    )
+
+
+# --- case views ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One ``WHERE: expected A, got B`` part of a details line."""
+
+    where: str
+    expected: str
+    got: str
+
+
+_EXPECTED_GOT = re.compile(r"(?P<where>.+?): expected (?P<expected>.+?), got (?P<got>.+)")
+_MAX_PART = 2000  # longer parts are not parsed: keeps the regex's work bounded
+
+
+def mismatches(details: str) -> list[Mismatch]:
+    """Return the ``WHERE: expected A, got B`` parts of ``details`` (split at ``"; "``).
+
+    The metrics write their findings that way (``refund_order.amount: expected 42.5, got
+    "42.50"``). A value that itself holds ``"; "`` splits wrongly here; the details line is
+    always shown whole beside the table. At most :data:`MAX_MISMATCHES` parts are returned.
+    """
+    found: list[Mismatch] = []
+    for part in details[: MAX_TEXT_CHARS].split("; "):
+        if len(part) > _MAX_PART:
+            continue
+        match = _EXPECTED_GOT.fullmatch(part)
+        if match:
+            found.append(Mismatch(match["where"], match["expected"], match["got"]))
+            if len(found) == MAX_MISMATCHES:
+                break
+    return found
+
+
+def _mismatch_table(found: Sequence[Mismatch]) -> str:
+    rows = "".join(
+        f"<tr><th scope=\"row\"><code>{esc(m.where)}</code></th><td><code>{esc(m.expected)}"
+        f"</code></td><td><code>{esc(m.got)}</code></td></tr>"
+        for m in found
+    )
+    return (
+        '<table class="align"><caption>expected vs got</caption><thead><tr>'
+        '<th scope="col">where</th><th scope="col">expected</th><th scope="col">got</th>'
+        f"</tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _pass_line(check: CheckResult) -> str:
+    threshold = check.spec.threshold
+    if threshold is None:
+        return ""
+    primary = check.primary
+    lower = primary is not None and primary.higher_is_better is False
+    return f" <small>(pass line {'≤' if lower else '≥'} {threshold:g})</small>"
+
+
+def _score_item(score: Score, check: CheckResult) -> str:
+    name = "" if score.name in (None, check.name) else f"<code>{esc(score.name)}</code> = "
+    notes: list[str] = []
+    if score.data_type != "NUMERIC":
+        notes.append(score.data_type)
+    if score.higher_is_better is False:
+        notes.append("lower is better")
+    note = f" <small>{' · '.join(notes)}</small>" if notes else ""
+    comment = (
+        f" &#8212; {_cut(score.comment)}"
+        if score.comment and score.comment != check.details else ""
+    )
+    return f"{name}{esc(_number(score.value))}{note}{comment}"
+
+
+def _scores(check: CheckResult) -> str:
+    if not check.scores:
+        return '<span class="muted">no score</span>'
+    items = [_score_item(s, check) for s in check.scores]
+    if len(items) == 1:
+        return items[0] + _pass_line(check)
+    return (
+        f'<ul class="scores">{"".join(f"<li>{i}</li>" for i in items)}</ul>{_pass_line(check)}'
+    )
+
+
+def _check_row(check: CheckResult) -> str:
+    v = check.verdict
+    spec = check.spec
+    about = []
+    if spec.kind != spec.name:
+        about.append(spec.kind)
+    if spec.family != "metric":
+        about.append(spec.family)
+    label = f'<div class="family">{esc(" · ".join(about))}</div>' if about else ""
+    settings = (
+        f'<div class="family">settings <code>{_cut(_json_text(dict(spec.settings)))}</code></div>'
+        if spec.settings else ""
+    )
+    found = mismatches(check.details)
+    table = _mismatch_table(found) if found else ""
+    bad = ' class="bad"' if v in ("fail", "error") else ""
+    return (
+        f"<tr{bad}><th>{esc(check.name)}{label}{settings}</th>"
+        f'<td class="{_VERDICT_CLASS[v]}">{SYMBOL[v]} {v}</td><td>{_scores(check)}</td>'
+        f"<td>{_cut(check.details)}{table}</td></tr>"
+    )
+
+
+def _meta(case: CaseResult) -> str:
+    items = []
+    if case.task_id != case.case_id:
+        items.append(("task", esc(case.task_id)))
+    items.append(("test case", f"<code>{esc(case.testcase_path or '-')}</code>"))
+    trace = f"<code>{esc(case.trace_path)}</code>" if case.trace_path else "-"
+    if case.trace_format:
+        trace += f" ({esc(case.trace_format)})"
+    items.append(("trace", trace))
+    if case.trace_task_id is not None and case.trace_task_id != case.task_id:
+        items.append(("trace task", esc(case.trace_task_id)))
+    return '<dl class="meta">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"
+
+
+def _not_passed(case: CaseResult) -> str:
+    bad = [c.name for c in case.checks if c.verdict in ("fail", "error")]
+    if case.error is not None:
+        bad.insert(0, "could not be scored")
+    if not bad:
+        return ""
+    shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+    return f' <span class="bad">{esc(shown)}</span>'
+
+
+def case_view(index: int, case: CaseResult) -> str:
+    """Return the collapsed ``<details>`` view of ``case``, whose id is ``c<index>``."""
+    status = case.status
+    error = (
+        f'<div class="error-box"><strong>Could not be scored:</strong> <pre>{_cut(case.error)}'
+        "</pre></div>"
+        if case.error is not None else ""
+    )
+    checks = (
+        # Per-case tables are many: header cells of a thead and row headers of a tbody need
+        # no scope attribute (that is their default), and the details cell is styled by place.
+        '<table class="checks"><thead><tr><th>metric or check</th><th>verdict</th>'
+        f'<th>scores</th><th>details</th></tr></thead><tbody>'
+        f'{"".join(_check_row(c) for c in case.checks)}</tbody></table>'
+        if case.checks else ""
+    )
+    return (
+        f'<details class="case" id="c{index}"><summary><span class="st '
+        f'{_STATUS_CLASS[status]}">{SYMBOL[_STATUS_VERDICT[status]]} {status}</span> '
+        f"<code>{esc(case.case_id)}</code>{_not_passed(case)}</summary>"
+        f"<div>{_meta(case)}{error}{checks}</div></details>"
+    )
+
+
+def _case_views(suite: SuiteResult) -> str:
+    views = "".join(case_view(i, case) for i, case in enumerate(suite.cases))
+    return (
+        '<section id="case-views"><h2>Case details</h2><p class="muted">Each case, collapsed: '
+        "click to open. The result records hold no trace steps or final output; open the "
+        f"trace file named in a case for those.</p>{views}</section>"
+    )
+
+
+# --- the page --------------------------------------------------------------------------
+
+
+def _title(suite: SuiteResult, summary: Summary) -> str:
+    name = suite.metadata.get("suite")
+    where = f" · {name}" if isinstance(name, str) and name else ""
+    gate = "gate passed" if summary.gate_passed else "gate failed"
+    return f"OpenEval: {gate} · pass rate {percent(summary.pass_rate)}{where}"
+
+
+def render_page(suite: SuiteResult) -> str:
+    """Return the whole HTML document of ``suite``."""
+    summary = suite.summary
+    style, script = _asset("report.css"), _asset("report.js")
+    policy = (
+        f"default-src 'none'; style-src {_csp_hash(style)}; script-src {_csp_hash(script)}; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    names = list(summary.per_check)
+    suite_name = suite.metadata.get("suite")
+    subtitle = (
+        f'<p class="suite">suite <code>{esc(suite_name)}</code></p>'
+        if isinstance(suite_name, str) and suite_name else ""
+    )
+    overview = (
+        '<section id="overview"><h2>Overview</h2>'
+        f'<div class="top">{_verdict_block(summary)}{_figures(summary)}{_counts(summary)}</div>'
+        f"{gates_and_baseline(summary, suite.metadata)}{_rates(suite, summary)}"
+        f"{_run_settings(suite.metadata)}</section>"
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta name="generator" content="OpenEval {esc(__version__)}">\n'
+        f"<title>{esc(_title(suite, summary))}</title>\n<style>{style}</style>\n</head>\n<body>\n"
+        f"<header><h1>OpenEval report</h1>{subtitle}</header>\n<main>\n{overview}\n"
+        f"{_cases_table(suite, names)}\n{_case_views(suite)}\n</main>\n"
+        f"<footer>Written by OpenEval {esc(__version__)} from the run's result records; "
+        "static, no network needed.</footer>\n"
+        f"<script>{script}</script>\n</body>\n</html>\n"
+    )
+
+
+@dataclass(frozen=True)
+class HtmlReporter:
+    """A static, self-contained HTML page: overview, cases table, a view per case."""
+
+    name: str = "html"
+    description: str = "one self-contained HTML page: overview, filterable cases, case views"
+
+    def render(self, suite: SuiteResult) -> str:
+        """Return the HTML document, ending in a newline."""
+        return render_page(suite)
+
+
+REPORTER = HtmlReporter()

@@ -1,0 +1,223 @@
+"""The HTML report in a real browser: headless Chromium loads the tour's page from disk, runs its
+script, and the DOM it dumps is checked (figures, rows, filters from the URL fragment, case
+views, sorting) along with proof that a script planted in a trace's text never ran.
+
+The filters are driven by the fragment the page's script reads (``report.html#failed``), so
+``--dump-dom`` alone sees the result, with no DevTools client. Chromium is required: CI installs
+it (``.ci/run``), and without it these tests fail saying how to install it; they never skip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from html_page import Page
+
+from openeval.report import render
+from openeval.results import SuiteResult
+from openeval.results.summary import percent
+from openeval.runner import run_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+TOUR = ROOT / "examples" / "tour"
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+PLANTED = (
+    "<script>document.title='pwned'</script>"
+    "<img src=x onerror=\"document.title='pwned'\">"
+)
+DIVERGED = "05-search-replay-divergence"
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    for name in BROWSERS:
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.fail(
+        "Chromium is not installed, and the HTML report's browser tests need it: install it "
+        "with `apt-get install -y chromium` (CI's .ci/run does so before the tests)",
+        pytrace=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def suite() -> SuiteResult:
+    """The tour, plus a copy of its first case whose details hold a planted script."""
+    tour = run_suite(TOUR)
+    first = tour.cases[0]
+    check = dataclasses.replace(first.checks[0], details=f"tool said: {PLANTED}")
+    copy = dataclasses.replace(first, case_id="zz-planted", checks=(check, *first.checks[1:]))
+    return SuiteResult(cases=(*tour.cases, copy), metadata=tour.metadata)
+
+
+@pytest.fixture(scope="module")
+def report(suite: SuiteResult, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("html-report") / "report.html"
+    path.write_text(render(suite, "html"), encoding="utf-8")
+    return path
+
+
+class Browser:
+    """Headless Chromium with a throwaway profile, every network feature off."""
+
+    def __init__(self, executable: str, profile: Path) -> None:
+        self.executable = executable
+        self.profile = profile
+
+    def run(self, url: str, *flags: str) -> str:
+        done = subprocess.run(
+            [self.executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={self.profile}", *flags, url],
+            capture_output=True, text=True, timeout=180, check=False,
+        )
+        assert done.returncode == 0, f"chromium exited {done.returncode}: {done.stderr[-3000:]}"
+        return done.stdout
+
+    def dom(self, page: Path, fragment: str = "") -> Page:
+        """Return the DOM of ``page`` after its script ran, opened at ``#fragment``."""
+        url = page.as_uri() + (f"#{fragment}" if fragment else "")
+        return Page(self.run(url, "--dump-dom"))
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Browser:
+    return Browser(chromium, tmp_path_factory.mktemp("chromium-profile"))
+
+
+@pytest.fixture(scope="module")
+def opened(browser: Browser, report: Path) -> Page:
+    return browser.dom(report)
+
+
+def shown_rows(page: Page) -> list[str]:
+    """Return the case ids of the table rows the script left visible, in page order."""
+    return [" ".join(r.text.split()).split(" ")[0] for r in page.case_rows()
+            if "hidden" not in r.attrs]
+
+
+def test_overview_shows_the_summary(opened: Page, suite: SuiteResult) -> None:
+    s = suite.summary
+    assert opened.text_of("gate").startswith("✗ Gate failed")
+    assert opened.text_of("pass-rate") == percent(s.pass_rate)
+    assert opened.text_of("case-pass-rate") == percent(s.case_pass_rate)
+    counts = {
+        "cases-passed": s.passed_cases, "cases-failed": s.failed_cases,
+        "cases-errored": s.errored_cases, "cases-na": s.not_evaluated_cases,
+        "cases-total": s.cases, "results-passed": s.results.passed,
+        "results-failed": s.results.failed, "results-na": s.results.not_applicable,
+    }
+    assert {k: opened.text_of(k) for k in counts} == {k: str(n) for k, n in counts.items()}
+
+
+def test_every_case_has_a_row_and_the_script_showed_the_controls(
+    opened: Page, suite: SuiteResult
+) -> None:
+    assert shown_rows(opened) == [c.case_id for c in suite.cases]
+    assert "hidden" not in opened.by_id("controls").attrs
+    assert opened.text_of("f-shown") == f"all {len(suite.cases)} cases shown"
+    # The script turned each header into a sort button.
+    heads = [e for e in opened.elements if e.tag == "button"]
+    assert len(heads) == 2 + len(suite.summary.per_check)
+
+
+@pytest.mark.parametrize(
+    ("fragment", "status", "check"),
+    [
+        ("failed", "failed", None),
+        ("status=not-passed", "not-passed", None),
+        ("passed", "passed", None),
+        ("status=failed&check=argument_correctness", "failed", "argument_correctness"),
+        ("status=n.a.&check=fixture_freshness", "n.a.", "fixture_freshness"),
+    ],
+)
+def test_the_fragment_filters_the_rows(
+    browser: Browser, report: Path, suite: SuiteResult, fragment: str, status: str,
+    check: str | None,
+) -> None:
+    verdict = {"failed": "fail", "passed": "pass", "n.a.": "n.a."}
+
+    def wanted(case_status: str, verdicts: dict[str, str]) -> bool:
+        if check is not None:
+            return verdicts.get(check) == verdict[status]
+        if status == "not-passed":
+            return case_status in ("failed", "error")
+        return case_status == status
+
+    expected = [c.case_id for c in suite.cases
+                if wanted(c.status, {r.name: r.verdict for r in c.checks})]
+    assert expected, "the filter should leave some rows"
+    page = browser.dom(report, fragment)
+    assert shown_rows(page) == expected
+    assert page.text_of("f-shown") == f"{len(expected)} of {len(suite.cases)} cases shown"
+
+
+def test_the_text_filter_searches_ids_and_case_views(
+    browser: Browser, report: Path, opened: Page
+) -> None:
+    views = {" ".join(r.text.split()).split(" ")[0]: view for r, view in
+             zip(opened.case_rows(), opened.all("details"), strict=True)}
+    expected = [case_id for case_id, view in views.items()
+                if "refund_order" in (case_id + " " + view.text).lower()]
+    assert 0 < len(expected) < len(views)
+    assert shown_rows(browser.dom(report, "q=refund_order")) == expected
+
+
+def test_sorting_puts_the_worst_first(browser: Browser, report: Path, suite: SuiteResult
+                                      ) -> None:
+    rank = {"error": 0, "fail": 1, "pass": 2, "n.a.": 3}
+
+    def key(item: tuple[int, str, float, str]) -> tuple[int, float, int]:
+        order, verdict, score, _ = item
+        return rank[verdict], score, order
+
+    items = []
+    for order, case in enumerate(suite.cases):
+        result = {r.name: r for r in case.checks}["step_efficiency"]
+        score = float(result.score_text()) if result.verdict in ("pass", "fail") else 0.0
+        items.append((order, result.verdict, score, case.case_id))
+    page = browser.dom(report, "sort=step_efficiency")
+    assert shown_rows(page) == [item[3] for item in sorted(items, key=key)]
+    (sorted_head,) = [h for h in page.all("th") if "aria-sort" in h.attrs]
+    assert sorted_head.attrs == {"scope": "col", "data-check": "step_efficiency",
+                                 "aria-sort": "ascending"}
+
+
+def test_a_case_link_opens_its_view_with_the_first_divergence(
+    browser: Browser, report: Path, suite: SuiteResult
+) -> None:
+    index = [c.case_id for c in suite.cases].index(DIVERGED)
+    page = browser.dom(report, f"c{index}")
+    views = page.all("details")
+    assert [v.attrs["id"] for v in views if "open" in v.attrs] == [f"c{index}"]
+    text = " ".join(page.by_id(f"c{index}").text.split())
+    assert "divergence_score ✗ fail 0.3333 (pass line ≥ 1) first divergence at step 3 of 6" in text
+
+
+def test_a_script_planted_in_a_trace_never_runs(
+    opened: Page, browser: Browser, report: Path, suite: SuiteResult
+) -> None:
+    index = [c.case_id for c in suite.cases].index("zz-planted")
+    for page in (opened, browser.dom(report, f"c{index}")):
+        (title,) = page.all("title")[:1]
+        assert "pwned" not in title.text
+        assert title.text.startswith("OpenEval: gate failed")
+        assert not page.all("img")
+        assert len(page.all("script")) == 1
+        assert f"tool said: {PLANTED}" in page.by_id(f"c{index}").text
+
+
+def test_overview_screenshot(browser: Browser, report: Path, tmp_path: Path) -> None:
+    """Writes the overview as a PNG under pytest's tmp path, for a person to look at."""
+    shot = tmp_path / "overview.png"
+    browser.run(report.as_uri(), f"--screenshot={shot}", "--window-size=1280,900")
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1280, 900)
+    assert len(data) > 20_000  # a blank page compresses to a few hundred bytes
