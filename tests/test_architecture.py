@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "openeval.models": 1,
     "openeval.values": 1,
     "openeval.schemas": 2,
+    "openeval.io": 2,
     "openeval.adapters": 3,
     "openeval.metrics": 3,
     "openeval.results": 3,
