@@ -350,6 +350,27 @@ def test_agent_spec_module_in_the_current_folder_is_found(
     assert str(tmp_path) not in sys.path
 
 
+def test_agent_spec_is_built_once_per_process(
+    agent: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Building a spec imports the agent and hashes its tools and policy: not once per trace.
+    (tmp_path / "counted_agent.py").write_text(
+        "import checkout_agent\n"
+        "BUILT = []\n"
+        "def spec():\n"
+        "    BUILT.append(1)\n"
+        "    return checkout_agent.spec()\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ["checkout.trace", "checkout-retry.trace", "checkout.jsonl"]:
+        trace = load_trace(DATA / name, options=LoadOptions(agent_spec="counted_agent:spec"))
+        assert trace.metadata["fingerprint_verdict"] == "PASS"
+    import counted_agent
+
+    assert counted_agent.BUILT == [1]
+
+
 def test_trace_without_fingerprint_is_unverified(agent: Any, tmp_path: Path) -> None:
     ExecutionRecorder(tmp_path / "old.trace").record_event(
         {"event_type": "llm_call", "timestamp": 1.0, "completion": "hi"}

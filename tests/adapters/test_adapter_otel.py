@@ -228,8 +228,10 @@ def refund_errors_spans() -> list[ReadableSpan]:
 
 
 def messages_only_spans() -> list[ReadableSpan]:
-    """An instrumentation that traces model calls but not tool executions."""
+    """An instrumentation that traces model calls but not tool executions, inside the web
+    framework's request span (which holds the two calls in one trace)."""
     rec = _Recorder("search-bot")
+    request = rec.span("POST /search", 0, 260, {"http.request.method": "POST"})
     ask = _text("user", "Find the OpenEval docs")
     call = {"type": "tool_call", "id": "c9", "name": "web_search",
             "arguments": '{"q": "openeval docs"}'}
@@ -240,7 +242,7 @@ def messages_only_spans() -> list[ReadableSpan]:
         "gen_ai.input.messages": _msgs(ask),
         "gen_ai.output.messages": _msgs(
             {"role": "assistant", "parts": [call], "finish_reason": "tool_call"}),
-    })
+    }, parent=request)
     _end(chat1, 100)
     chat2 = rec.span("chat gpt-4o-mini", 150, 250, {
         "gen_ai.operation.name": "chat",
@@ -254,8 +256,9 @@ def messages_only_spans() -> list[ReadableSpan]:
             {"role": "assistant", "parts": [
                 {"type": "text", "content": "The docs are at https://example.org/openeval"}],
              "finish_reason": "stop"}),
-    })
+    }, parent=request)
     _end(chat2, 250)
+    _end(request, 260)
     return rec.finished()
 
 
@@ -394,7 +397,9 @@ def test_refund_content_from_messages_errors_and_bad_args(refund: AgentTrace) ->
     assert retry.content == "[42, 19.5]"
     assert retry.error == "arguments are not a JSON object: got a list"
     assert refund.steps[0].provider == "anthropic"
-    assert refund.final_output == "Retrying the refund."
+    # A tool ran after the agent's last words: they were narration, not the answer.
+    assert refund.final_output == ""
+    assert refund.messages[-1].content == "Retrying the refund."
     assert refund.input == "Refund order 42"
     assert refund.metadata["otel"]["agent_name"] == "refund-agent"
     assert len(refund.metadata["otel"]["trace_ids"]) == 1
