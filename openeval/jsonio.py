@@ -76,7 +76,9 @@ def invalid_json_reason(
         return f"{depth_message(MAX_JSON_DEPTH)} (the parser stops at 1024)"
     raw = data.encode() if isinstance(data, str) else bytes(data)
     # orjson's position counts characters; for ASCII up to the error it is the byte offset.
-    at = raw[exc.pos : exc.pos + len(_NON_FINITE[1])]
+    # It stops after the sign of "-Infinity", so look one byte back too.
+    start = exc.pos - 1 if exc.pos and raw[exc.pos - 1 : exc.pos] == b"-" else exc.pos
+    at = raw[start : start + len(_NON_FINITE[1])]
     for literal in _NON_FINITE:
         if at.startswith(literal):
             return (

@@ -18,6 +18,7 @@ from openeval.adapters._toolkit import (
     CallPairing,
     Errors,
     Turns,
+    require_activity,
     task_id_from_path,
     to_plain,
 )
@@ -178,15 +179,43 @@ class StepList:
             step.step_id = number
         return self.steps
 
-    def trace(self, task_id: str, metadata: dict[str, Any] | None = None) -> AgentTrace:
-        """Return the trace these steps and messages make."""
-        return AgentTrace(
+    def trace(
+        self, task_id: str, errors: Errors, metadata: dict[str, Any] | None = None
+    ) -> AgentTrace:
+        """Return the trace these steps and messages make.
+
+        Raises TraceFormatError when they make nothing (no step, no text): the input held no
+        message this reader understands.
+        """
+        trace = AgentTrace(
             task_id=task_id,
             input=self.turns.first_user_text,
             steps=self.finished(),
             final_output=self.turns.final_output,
             metadata=metadata or {},
             messages=self.turns.messages,
+        )
+        skipped = (metadata or {}).get("skipped_item_types")
+        also = f" (skipped item types: {', '.join(skipped)})" if skipped else ""
+        return require_activity(trace, errors, f"no model turn, tool call or message{also}")
+
+
+LANGCHAIN_TYPES = frozenset({"human", "ai", "tool", "system", "chat", "function"})
+"""The ``type`` of a LangChain message (``BaseMessage.model_dump()``, ``messages_to_dict``)."""
+
+
+def refuse_langchain(item: dict[str, Any], errors: Errors, location: str) -> None:
+    """Raise when ``item`` is a LangChain message, naming the reader that reads it.
+
+    LangGraph's ``result["messages"]`` is a list of LangChain messages; read as a vendor's
+    chat messages it would give an empty trace, which says nothing of what went wrong.
+    """
+    kind = item.get("type")
+    if "role" not in item and isinstance(kind, str) and kind in LANGCHAIN_TYPES:
+        raise errors(
+            f"a LangChain message (type {kind!r}), not this format's; read LangChain "
+            "messages with from_langchain_messages (or --format langchain)",
+            location,
         )
 
 

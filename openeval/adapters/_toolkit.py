@@ -18,7 +18,7 @@ from typing import Any
 
 from openeval.errors import TraceFormatError
 from openeval.jsonio import MAX_JSON_DEPTH, depth_message, join_path
-from openeval.models import Message, MessageRole, TraceStep
+from openeval.models import AgentTrace, Message, MessageRole, TraceStep
 
 __all__ = [
     "TRACE_SUFFIXES",
@@ -28,6 +28,7 @@ __all__ = [
     "dump_object",
     "join_path",
     "optional_str",
+    "require_activity",
     "task_id_from_path",
     "to_plain",
     "token_count",
@@ -161,6 +162,23 @@ class Turns:
     def first_user_text(self) -> str:
         """Return the first non-empty user message (``AgentTrace.input``), or ``""``."""
         return next((m.content for m in self.messages if m.role == "user" and m.content), "")
+
+
+# --- the empty read ------------------------------------------------------------------------------
+
+
+def require_activity(trace: AgentTrace, errors: Errors, what: str) -> AgentTrace:
+    """Return ``trace`` when it holds something: a step, or any text (input, output, message).
+
+    A reader handed a non-empty input never returns a trace with no steps and no text as if
+    the agent did nothing (CONTRACT 2.1): that is a shape it does not understand, and it says
+    so. ``what`` says what was expected and not found (``no model turn, tool call or message``).
+    """
+    if trace.steps or trace.input or trace.final_output:
+        return trace
+    if any(message.content for message in trace.messages):
+        return trace
+    raise errors(f"nothing an agent did: {what}")
 
 
 # --- SDK objects --------------------------------------------------------------------------------

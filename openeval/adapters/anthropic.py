@@ -24,6 +24,7 @@ from openeval.adapters._chat import (
     StepList,
     Turn,
     content_text,
+    refuse_langchain,
     sniff,
     tool_call_step,
     trace_from_file,
@@ -112,7 +113,7 @@ def _convert(payload: Any, task_id: str, errors: Errors) -> AgentTrace:
             reader.read_message(message, location)
     else:
         raise errors('expected a list of messages or a Message ({"type": "message", ...})')
-    return reader.steps.trace(task_id)
+    return reader.steps.trace(task_id, errors)
 
 
 class _Reader:
@@ -123,6 +124,7 @@ class _Reader:
     def read_message(self, message: dict[str, Any], location: str) -> None:
         """Read one message: an assistant turn, or user content (input text, tool results)."""
         prefix = f"{location}." if location else ""
+        refuse_langchain(message, self.errors, location)
         role = message.get("role")
         if not isinstance(role, str) or role not in ANTHROPIC_ROLES:
             raise self.errors(

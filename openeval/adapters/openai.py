@@ -27,6 +27,7 @@ from openeval.adapters._chat import (
     StepList,
     Turn,
     content_text,
+    refuse_langchain,
     sniff,
     tool_call_step,
     trace_from_file,
@@ -99,7 +100,7 @@ def _convert(payload: Any, task_id: str, errors: Errors) -> AgentTrace:
     metadata: dict[str, Any] = {}
     if reader.skipped:
         metadata["skipped_item_types"] = sorted(reader.skipped)
-    return reader.steps.trace(task_id, metadata)
+    return reader.steps.trace(task_id, errors, metadata)
 
 
 class _Reader:
@@ -192,6 +193,7 @@ class _Reader:
             return
         if not isinstance(kind, str):
             raise self.errors("expected a string item type", f"{location}.type")
+        refuse_langchain(item, self.errors, location)
         handler = _ITEM_HANDLERS.get(kind)
         if handler is not None:
             handler(self, item, location)

@@ -13,6 +13,7 @@ import contextlib
 import os
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +22,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.load import dumpd
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+    messages_to_dict,
+)
 from langchain_core.runnables import RunnableConfig, chain
 from langchain_core.tools import BaseTool, tool
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.context import collect_runs
 from langchain_core.tracers.schemas import Run
 
-from openeval.adapters import detect_format, from_langchain_run, load_trace
+from openeval.adapters import detect_format, from_langchain_run, from_openai_messages, load_trace
 from openeval.adapters.base import TraceSource
-from openeval.adapters.langchain import ADAPTER, run_tree_document
+from openeval.adapters.langchain import ADAPTER, from_langchain_messages, run_tree_document
 from openeval.errors import OpenEvalError, TraceFormatError
 from openeval.jsonio import dump_json, read_json_file
 from openeval.metrics import all_metrics
@@ -613,3 +621,108 @@ def test_json_lines_errors_name_the_line(tmp_path: Path) -> None:
     with pytest.raises(TraceFormatError) as caught:
         load_trace(path)
     assert caught.value.location == "line 3: start_time"
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversations: LangGraph's result["messages"], as objects and as saved dicts
+
+
+def _booking_conversation() -> list[BaseMessage]:
+    """The messages langgraph's ReAct agent returns: a failing tool, a retry, an answer."""
+    agent = _react_agent(
+        [
+            _ai("I'll book Sora.", [("call_1", "book_table", {"restaurant": "Sora", "people": 2})],
+                finish="tool_calls"),
+            _ai("", [("call_2", "get_weather", {"city": "Tokyo"})], finish="tool_calls"),
+            _ai("Sora is full; it is 22C and clear, good for a walk.", finish="stop"),
+        ],
+        [book_table, get_weather],
+    )
+    result = agent.invoke({"messages": [("user", "Book Sora for two, else the weather.")]})
+    messages: list[BaseMessage] = result["messages"]
+    return messages
+
+
+def test_langgraph_messages_are_a_conversation() -> None:
+    messages = _booking_conversation()
+    trace = from_langchain_messages(messages, task_id="sora")
+    assert [(s.type, s.tool_name, s.turn) for s in trace.steps] == [
+        ("thought", None, 0), ("tool_call", "book_table", 0),
+        ("thought", None, 1), ("tool_call", "get_weather", 1), ("thought", None, 2),
+    ]
+    failed, weather = trace.tool_calls()
+    assert failed.error is not None and "Sora is fully booked" in failed.error
+    assert weather.tool_result == "22C, clear" and weather.error is None
+    assert (trace.task_id, trace.input) == ("sora", "Book Sora for two, else the weather.")
+    assert trace.final_output == "Sora is full; it is 22C and clear, good for a walk."
+    assert [m.role for m in trace.messages] == [
+        "user", "assistant", "tool", "assistant", "tool", "assistant"
+    ]
+    assert trace.steps[0].tokens == {"input": 20, "output": 8, "total": 28}
+    assert from_langchain_run(messages) == replace(trace, task_id="langchain_task")
+
+
+def test_langgraph_messages_given_to_the_openai_reader_are_refused_not_read_as_nothing() -> None:
+    with pytest.raises(TraceFormatError, match=r"a LangChain message .*from_langchain_messages"):
+        from_openai_messages(_booking_conversation())
+
+
+@pytest.mark.parametrize(
+    "save",
+    [messages_to_dict, lambda ms: [m.model_dump(mode="json") for m in ms],
+     lambda ms: {"messages": messages_to_dict(ms)}, lambda ms: [dumpd(m) for m in ms]],
+    ids=["messages_to_dict", "model_dump", "wrapped", "dumpd"],
+)
+def test_saved_messages_are_read_from_a_file(save: Any, tmp_path: Path) -> None:
+    messages = _booking_conversation()
+    path = tmp_path / "conversation.json"
+    _write(path, save(messages))
+    trace = load_trace(path)
+    assert detect_format(TraceSource(path)).name == "langchain"
+    expected = from_langchain_messages(messages, task_id="conversation")
+    assert trace == expected
+
+
+def test_two_invokes_under_one_collector_keep_both_and_answer_last() -> None:
+    agent = _react_agent(
+        [
+            _ai("It is 22C and clear in Tokyo.", finish="stop"),
+            _ai("It is 14C with rain in Paris.", finish="stop"),
+        ],
+        [get_weather],
+    )
+    with collect_runs() as collector:
+        agent.invoke({"messages": [("user", "Weather in Tokyo?")]})
+        agent.invoke({"messages": [("user", "And in Paris?")]})
+    trace = from_langchain_run(list(collector.traced_runs))
+    assert trace.input == "Weather in Tokyo?"
+    assert trace.final_output == "It is 14C with rain in Paris."
+    assert [(m.role, m.content) for m in trace.messages] == [
+        ("user", "Weather in Tokyo?"), ("assistant", "It is 22C and clear in Tokyo."),
+        ("user", "And in Paris?"), ("assistant", "It is 14C with rain in Paris."),
+    ]
+    assert len(trace.metadata["run_ids"]) == 2
+
+
+def test_a_tool_message_with_error_status_fails_its_call() -> None:
+    trace = from_langchain_messages([
+        HumanMessage("Book it."),
+        _ai("", [("c1", "book_table", {"restaurant": "Umi", "people": 4})], finish="tool_calls"),
+        ToolMessage("Umi is closed today", tool_call_id="c1", status="error"),
+        _ai("Umi is closed today, sorry.", finish="stop"),
+    ])
+    (call,) = trace.tool_calls()
+    assert (call.tool_result, call.error) == ("Umi is closed today", "Umi is closed today")
+
+
+@pytest.mark.parametrize(
+    "document",
+    [[{"type": "ai", "data": {}}], [{"run_type": "chain", "name": "x"}], {"runs": []}],
+    ids=["message without content", "run with nothing in it", "no runs"],
+)
+def test_an_input_with_nothing_readable_is_refused(document: Any, tmp_path: Path) -> None:
+    path = tmp_path / "empty.json"
+    _write(path, document)
+    with pytest.raises(TraceFormatError) as caught:
+        load_trace(path, "langchain")
+    assert caught.value.source == str(path)

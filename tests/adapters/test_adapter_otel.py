@@ -570,3 +570,67 @@ def test_root_agent_is_the_outermost_even_under_a_server_span() -> None:
               "startTimeUnixNano": "1"}]
     doc = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
     assert from_otel_spans(doc).final_output == "outer"
+
+
+# ----------------------------------------------------------------------------- one trace per file
+
+
+def two_trace_spans() -> list[ReadableSpan]:
+    """Two agent runs exported together (two root spans, so two trace ids)."""
+    rec = _Recorder("weather-bot")
+    for start, city in ((0, "Paris"), (1000, "Oslo")):
+        agent = rec.span("invoke_agent weather-bot", start, start + 50, {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.input.messages": _msgs(_text("user", f"Weather in {city}?")),
+        })
+        tool = rec.span("execute_tool get_weather", start + 10, start + 20, {
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.arguments": orjson.dumps({"city": city}).decode(),
+        }, parent=agent)
+        _end(tool, start + 20)
+        _end(agent, start + 50)
+    return rec.finished()
+
+
+def test_a_file_of_several_traces_is_refused_naming_how_many(tmp_path: Path) -> None:
+    path = tmp_path / "two.otlp.json"
+    path.write_bytes(proto_json(two_trace_spans()))
+    with pytest.raises(TraceFormatError, match=r"holds 2 traces \(trace ids .*openeval score"):
+        load_trace(path)
+    with pytest.raises(TraceFormatError, match=r"holds 2 traces .*split_by_trace"):
+        from_otel_spans(two_trace_spans())
+
+
+def test_split_by_trace_gives_one_trace_per_trace_id() -> None:
+    from openeval.adapters._toolkit import Errors
+    from openeval.adapters.otel import split_by_trace
+    from openeval.adapters.otel.otlp import spans_of_sdk
+
+    groups = split_by_trace(spans_of_sdk(two_trace_spans(), Errors(None)))
+    assert [len(group) for group in groups] == [2, 2]
+    traces = [from_otel_spans(group) for group in groups]
+    assert [t.input for t in traces] == ["Weather in Paris?", "Weather in Oslo?"]
+    assert [t.tool_calls()[0].tool_args for t in traces] == [{"city": "Paris"}, {"city": "Oslo"}]
+    assert groups[0][0].kind == "internal" and groups[0][0].status == "unset"
+
+
+def test_entry_point_takes_the_shared_keywords() -> None:
+    trace = from_otel_spans(
+        weather_agent_spans(), task_id="paris", input="Paris?", final_output="Sunny.",
+        actual_state={"answered": True}, metadata={"run": 3},
+    )
+    assert (trace.task_id, trace.input, trace.final_output) == ("paris", "Paris?", "Sunny.")
+    assert trace.actual_state == {"answered": True}
+    assert trace.metadata["run"] == 3 and "otel" in trace.metadata
+
+
+def test_failed_tool_span_fails_its_step_and_keeps_the_event() -> None:
+    from openeval.adapters._toolkit import Errors
+    from openeval.adapters.otel.otlp import spans_of_sdk
+
+    spans = spans_of_sdk(refund_errors_spans(), Errors(None))
+    failed = next(s for s in spans if s.failed)
+    assert failed.status_message == "payment gateway timeout"
+    assert [e.name for e in failed.events] == ["exception"]
+    step = from_otel_spans(refund_errors_spans()).tool_calls()[1]
+    assert (step.tool_name, step.error) == ("issue_refund", "payment gateway timeout")

@@ -34,7 +34,9 @@ def test_task_id_from_file_name(name: str, task_id: str) -> None:
     [
         (b'[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]', "openai"),
         (b'{"event_type": "llm_call", "step_id": "s1", "completion": "yo"}\n', "fixtura"),
-        (b'{"resourceSpans": []}', "otel"),
+        (b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "execute_tool lookup", '
+         b'"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203331"}]}]}]}',
+         "otel"),
         (b'{"run_type": "chain", "name": "agent", "outputs": {"output": "yo"}}', "langchain"),
     ],
     ids=["openai", "fixtura", "otel", "langchain"],

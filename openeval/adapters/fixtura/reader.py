@@ -14,7 +14,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from openeval.adapters._toolkit import Turns, task_id_from_path, token_count
+from openeval.adapters._toolkit import (
+    Errors,
+    Turns,
+    require_activity,
+    task_id_from_path,
+    token_count,
+)
 from openeval.adapters.base import HEAD_BYTES, LoadOptions, TraceSource
 from openeval.adapters.fixtura.drift import VERDICT_KEY, compute_verdict, recorded_verdict
 from openeval.adapters.tool_args import parse_tool_args
@@ -459,7 +465,7 @@ def read_fixtura(
     elif (verdict := recorded_verdict(merged)) is not None:
         merged[VERDICT_KEY] = verdict
     prompt = next((e.prompt for e in recording.events if e.prompt is not None), "")
-    return AgentTrace(
+    trace = AgentTrace(
         task_id=task_id if task_id is not None else task_id_from_path(source.path),
         input=input_text if input_text is not None else prompt,
         steps=steps,
@@ -467,6 +473,9 @@ def read_fixtura(
         actual_state=dict(actual_state) if actual_state is not None else {},
         metadata=merged,
         messages=turns.messages,
+    )
+    return require_activity(
+        trace, Errors(source.path), "no llm_call or tool_call event (only a trace_header?)"
     )
 
 

@@ -137,15 +137,18 @@ class LangChainAdapter:
             if looks_like_run(first):
                 return None
             return "not a JSON document, and its first line is not a LangChain run"
+        messages, _ = split_envelope(document, MESSAGES_KEY)
+        if _is_message_list(messages):
+            return None
         payload, _ = split_envelope(document, PAYLOAD_KEY)
         if isinstance(payload, list):
             if payload and looks_like_run(payload[0]):
                 return None
-            return "not a list of LangChain runs (no 'run_type' and 'name' in the first item)"
+            return (
+                "not a list of LangChain runs or messages (no 'run_type' and 'name', or "
+                "message 'type', in the first item)"
+            )
         if looks_like_run(payload):
-            return None
-        messages, _ = split_envelope(document, MESSAGES_KEY)
-        if _is_message_list(messages):
             return None
         return "no 'run_type' and 'name' keys of a LangChain run"
 

@@ -224,7 +224,7 @@ def read_messages(
             )
         else:
             steps.add_message(speaker, text(message.get("content")))
-    return steps.trace(task_id)
+    return steps.trace(task_id, errors)
 
 
 def _turn(message: dict[str, Any], where: str, errors: Errors) -> Turn:

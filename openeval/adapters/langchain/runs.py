@@ -10,6 +10,7 @@ and every judgement call are written down in ``proposals/0011-langchain-adapter.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -18,7 +19,14 @@ from typing import Any
 
 import orjson
 
-from openeval.adapters._toolkit import CallPairing, Errors, Turns, dump_object, token_counts
+from openeval.adapters._toolkit import (
+    CallPairing,
+    Errors,
+    Turns,
+    dump_object,
+    require_activity,
+    token_counts,
+)
 from openeval.adapters.langchain import messages as lc
 from openeval.errors import TraceFormatError
 from openeval.jsonio import dump_json_compact, join_path
@@ -298,8 +306,8 @@ class _StepBuilder:
     turns: Turns = field(default_factory=Turns)
     history: int = 0
     """Input messages the last model run was given."""
-    opening: str = ""
-    """The first invocation's input: the user message of a model run given only a prompt."""
+    pending_user: str = ""
+    """The input of the invocation just entered, for a model run given only a prompt."""
 
     def add_model_run(self, run: _Run) -> None:
         message, generation = _model_message(run)
@@ -341,9 +349,10 @@ class _StepBuilder:
         results come from the tool runs, in the order they ran).
         """
         inputs = _input_messages(run)
+        pending, self.pending_user = self.pending_user, ""
         if inputs is None:  # a prompt string, the whole conversation flattened into text
-            if self.turns.count == 1:
-                self.turns.say("user", self.opening or _first_prompt(run))
+            if pending or self.turns.count == 1:
+                self.turns.say("user", pending or _first_prompt(run))
             return
         if self.turns.count == 1:
             fresh, first = inputs, True
@@ -398,11 +407,17 @@ def build(
     ordered = sorted(runs, key=lambda r: (r.sort_key, r.index))
     invocations = _invocations(runs)
     first, last = invocations[0], invocations[-1]
-    builder = _StepBuilder(errors, opening=_root_input(first))
+    builder = _StepBuilder(errors)
+    starts = [run.start or 0.0 for run in invocations]
+    entered = -1
     for run in ordered:
         if run.under_tool():
             continue
         if run.run_type in _MODEL_RUNS:
+            # The invocation this run belongs to: the last one started before it.
+            current = max(bisect_right(starts, run.start or 0.0) - 1, 0)
+            if current > entered:
+                builder.pending_user, entered = _root_input(invocations[current]), current
             builder.add_model_run(run)
         elif run.run_type == "tool":
             builder.add_tool_run(run)
@@ -418,7 +433,7 @@ def build(
     task_id = _run_metadata(first).get("task_id")
     if not isinstance(task_id, str) or not task_id:
         task_id = default_task_id or first.name
-    return AgentTrace(
+    trace = AgentTrace(
         task_id=task_id,
         input=_root_input(first),
         steps=steps,
@@ -426,6 +441,7 @@ def build(
         metadata=metadata,
         messages=builder.turns.messages,
     )
+    return require_activity(trace, errors, "no model or tool run, and no input or output text")
 
 
 def _invocations(runs: list[_Run]) -> list[_Run]:

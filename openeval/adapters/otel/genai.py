@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from openeval.adapters._toolkit import Errors, Turns, token_counts
+from openeval.adapters._toolkit import Errors, Turns, require_activity, token_counts
 from openeval.adapters.otel.otlp import Span
 from openeval.adapters.tool_args import parse_tool_args
 from openeval.jsonio import MAX_JSON_DEPTH, depth_message, dump_json_compact, too_deep
@@ -310,13 +310,17 @@ def trace_of_spans(spans: list[Span], errors: Errors, task_id: str) -> AgentTrac
                 _say(mapping, message)
             if answer is not None:
                 mapping.turns.say("assistant", answer)
-    return AgentTrace(
+    trace = AgentTrace(
         task_id=task_id,
         input=task_input,
         steps=mapping.steps,
         final_output=final_output,
         metadata={"otel": otel},
         messages=mapping.turns.messages,
+    )
+    found = f"among its {len(spans)} spans" if spans else "(it holds no span)"
+    return require_activity(
+        trace, errors, f"no GenAI span (chat, execute_tool, invoke_agent with content) {found}"
     )
 
 
