@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from openeval.errors import OpenEvalError
+from openeval.io.files import open_regular
 
 _DUMP_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 
@@ -53,10 +54,7 @@ def parse_json(
     except (MemoryError, SystemError):
         # orjson reports a failed allocation as SystemError ("returned a result with an
         # exception set"); both mean the value does not fit in the memory available.
-        raise error(
-            f"too large to parse in the memory available ({len(data)} bytes of JSON)",
-            source=source,
-        ) from None
+        raise error(no_memory_message(len(data)), source=source) from None
     if max_depth is not None:
         path = too_deep(value, max_depth)
         if path is not None:
@@ -74,6 +72,8 @@ def invalid_json_reason(
     """
     if exc.msg == "depth limit exceeded":
         return f"{depth_message(MAX_JSON_DEPTH)} (the parser stops at 1024)"
+    if is_out_of_memory(exc):
+        return no_memory_message(len(data))
     raw = data.encode() if isinstance(data, str) else bytes(data)
     # orjson's position counts characters; for ASCII up to the error it is the byte offset.
     # It stops after the sign of "-Infinity", so look one byte back too.
@@ -86,6 +86,18 @@ def invalid_json_reason(
                 "non-finite float; write null or a number instead)"
             )
     return f"invalid JSON: {exc.msg} ({expected})"
+
+
+def is_out_of_memory(exc: orjson.JSONDecodeError) -> bool:
+    """True when orjson gave up for lack of memory rather than for invalid JSON."""
+    # orjson words it "failed to allocate memory" or "Not enough memory to allocate buffer".
+    message = exc.msg.lower()
+    return "allocate" in message and "memory" in message
+
+
+def no_memory_message(size: int) -> str:
+    """Return the error message for JSON too large to parse in the memory available."""
+    return f"too large to parse in the memory available ({size} bytes of JSON)"
 
 
 def depth_message(limit: int) -> str:
@@ -122,7 +134,10 @@ def _containers_exceed(value: Any, limit: int) -> bool:
         for child in children:
             child_kind = type(child)
             if child_kind is dict or child_kind is list:
-                stack.append((child, depth + 1))
+                if child:
+                    stack.append((child, depth + 1))
+                elif depth + 1 > limit:  # an empty one ends here: no need to visit it
+                    return True
     return False
 
 
@@ -155,13 +170,15 @@ def join_path(base: str, part: str | int) -> str:
 
 
 def read_json_file(path: Path, *, error: type[OpenEvalError] = OpenEvalError) -> Any:
-    """Return the JSON value stored in ``path``; raise ``error`` naming the file when unreadable."""
+    """Return the JSON value stored in ``path``; raise ``error`` naming the file when unreadable.
+
+    Only regular files are read (:mod:`openeval.io.files`): a path naming a device, FIFO or
+    folder is an error, never an endless or blocked read.
+    """
+    handle, size = open_regular(path, error=error, expected="a JSON file")
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise error("file not found", source=path) from None
-    except IsADirectoryError:
-        raise error("is a folder, expected a JSON file", source=path) from None
+        with handle:
+            data = handle.read(size + 1)
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", source=path) from None
     return parse_json(data, source=path, error=error)

@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "openeval.values": 1,
     "openeval.schemas": 2,
     "openeval.io": 2,
+    "openeval.io.files": 1,  # the read rule, which openeval.jsonio applies too
     "openeval.adapters": 3,
     "openeval.metrics": 3,
     "openeval.results": 3,

@@ -123,10 +123,19 @@ def read_trace(
     in no known format, or broken.
     """
     source = TraceSource(Path(path), options)
-    if not source.head.strip():  # a missing file fails here, before any adapter is asked
-        raise TraceFormatError("empty file, expected a trace", source=source.path)
-    adapter = get_adapter(format) if format else detect_format(source)
-    trace = adapter.load(source)
+    try:
+        if not source.head.strip():  # a missing file fails here, before any adapter is asked
+            raise TraceFormatError("empty file, expected a trace", source=source.path)
+        adapter = get_adapter(format) if format else detect_format(source)
+        trace = adapter.load(source)
+    except MemoryError:
+        # The readers bound what they hold by the read limits; past those, only the machine
+        # is left, and running out of it is a fact about this file, said as one.
+        raise TraceFormatError(
+            "does not fit in the memory available while it is read (lower the read limits, "
+            "or give OpenEval more memory)",
+            source=source.path,
+        ) from None
     check_trace(trace, source.limits, source.path)
     return trace, adapter.name
 

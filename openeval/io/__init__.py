@@ -8,10 +8,21 @@ This package knows nothing of trace formats: it turns a path (or bytes) into a
 
 from __future__ import annotations
 
-from openeval.io.files import open_regular
-from openeval.io.limits import ReadLimits, TraceBudget, check_trace
-from openeval.io.source import HEAD_BYTES, TraceSource
-from openeval.io.zstd import ZSTD_MAGIC
+from typing import TYPE_CHECKING
+
+from openeval.lazy import lazy_exports
+
+# Lazy, so that openeval.jsonio can use the read rule (openeval.io.files) without importing
+# the sources, which import openeval.jsonio themselves.
+_LAZY: dict[str, str] = {
+    "HEAD_BYTES": "openeval.io.source",
+    "ZSTD_MAGIC": "openeval.io.zstd",
+    "ReadLimits": "openeval.io.limits",
+    "TraceBudget": "openeval.io.limits",
+    "TraceSource": "openeval.io.source",
+    "check_trace": "openeval.io.limits",
+    "open_regular": "openeval.io.files",
+}
 
 __all__ = [
     "HEAD_BYTES",
@@ -22,3 +33,13 @@ __all__ = [
     "check_trace",
     "open_regular",
 ]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
+
+
+if TYPE_CHECKING:
+    from openeval.io.files import open_regular
+    from openeval.io.limits import ReadLimits, TraceBudget, check_trace
+    from openeval.io.source import HEAD_BYTES, TraceSource
+    from openeval.io.zstd import ZSTD_MAGIC

@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from openeval.errors import TraceFormatError
+from openeval.errors import OpenEvalError, TraceFormatError
 
 _FLAGS = (
     os.O_RDONLY
@@ -38,30 +38,36 @@ def _what(mode: int) -> str:
     return "not a regular file"
 
 
-def open_regular(path: Path) -> tuple[BinaryIO, int]:
+def open_regular(
+    path: Path,
+    *,
+    error: type[OpenEvalError] = TraceFormatError,
+    expected: str = "a trace file",
+) -> tuple[BinaryIO, int]:
     """Return ``path`` opened for binary reading, and its size in bytes.
 
-    Raises TraceFormatError naming the file when it is missing, unreadable, or not a regular
-    file (a folder, a device such as /dev/zero, a FIFO, a socket). Never blocks on open.
+    Raises ``error`` naming the file when it is missing, unreadable, or not a regular file (a
+    folder, a device such as /dev/zero, a FIFO, a socket); ``expected`` says what it should
+    have been. Never blocks on open.
     """
     try:
         fd = os.open(path, _FLAGS)
     except FileNotFoundError:
-        raise TraceFormatError("file not found", source=path) from None
+        raise error("file not found", source=path) from None
     except IsADirectoryError:
-        raise TraceFormatError("is a folder, expected a trace file", source=path) from None
+        raise error(f"is a folder, expected {expected}", source=path) from None
     except OSError as exc:
-        raise TraceFormatError(f"cannot read: {exc.strerror}", source=path) from None
+        raise error(f"cannot read: {exc.strerror}", source=path) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             what = _what(info.st_mode)
             message = (
-                "is a folder, expected a trace file"
+                f"is a folder, expected {expected}"
                 if what == "a folder"
-                else f"is {what}, not a regular file; expected a trace file"
+                else f"is {what}, not a regular file; expected {expected}"
             )
-            raise TraceFormatError(message, source=path)
+            raise error(message, source=path)
         return os.fdopen(fd, "rb"), info.st_size
     except BaseException:
         os.close(fd)

@@ -15,7 +15,14 @@ from typing import Any
 import orjson
 
 from openeval.errors import TraceFormatError
-from openeval.jsonio import MAX_JSON_DEPTH, depth_message, invalid_json_reason, too_deep
+from openeval.jsonio import (
+    MAX_JSON_DEPTH,
+    depth_message,
+    invalid_json_reason,
+    is_out_of_memory,
+    no_memory_message,
+    too_deep,
+)
 
 Line = bytes | bytearray
 
@@ -154,14 +161,12 @@ def parse_line_strictness(line: Line, line_no: int, name: Path | str) -> tuple[A
         failure = exc
     except (MemoryError, SystemError):
         # orjson reports a failed allocation as SystemError; both mean "too big for memory".
-        raise TraceFormatError(
-            f"too large to parse in the memory available ({len(line)} bytes)",
-            source=name,
-            location=f"line {line_no}",
-        ) from None
+        raise _line_no_memory(line, line_no, name) from None
     else:
         _check_depth(value, line_no, name)
         return value, True
+    if is_out_of_memory(failure):
+        raise _line_no_memory(line, line_no, name)
     reason = invalid_json_reason(line, failure, "expected one JSON value per line")
     column = failure.colno
     del failure
@@ -173,11 +178,20 @@ def parse_line_strictness(line: Line, line_no: int, name: Path | str) -> tuple[A
             source=name,
             location=f"line {line_no}",
         ) from None
-    value = _parse_python_json(line)
+    try:
+        value = _parse_python_json(line)
+    except MemoryError:
+        raise _line_no_memory(line, line_no, name) from None
     if value is _REFUSED:
         raise TraceFormatError(reason, source=name, location=f"line {line_no} column {column}")
     _check_depth(value, line_no, name)
     return value, False
+
+
+def _line_no_memory(line: Line, line_no: int, name: Path | str) -> TraceFormatError:
+    return TraceFormatError(
+        no_memory_message(len(line)), source=name, location=f"line {line_no}"
+    )
 
 
 _REFUSED = object()

@@ -207,8 +207,16 @@ class TraceSource:
         if len(head) >= size:
             data = head  # the head is the whole file: no second read
         else:
-            with self._open() as (handle, _):
-                data = handle.read(self.limits.document_bytes + 1)
+            try:
+                with self._open() as (handle, now):
+                    # Ask for what fstat says is there (plus one byte, to see it grow): a read
+                    # of the limit itself would allocate the limit up front.
+                    data = handle.read(now + 1)
+            except MemoryError:
+                raise TraceFormatError(
+                    f"too large to read in the memory available ({size} bytes)",
+                    source=self.path,
+                ) from None
             if len(data) > self.limits.document_bytes:  # it grew while we read it
                 raise TraceFormatError(
                     f"over the {self.limits.document_bytes}-byte limit for a JSON document",
