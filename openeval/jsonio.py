@@ -1,5 +1,9 @@
 """Reading and writing JSON: fast (orjson), canonical on output, precise in its errors.
 
+Every JSON value OpenEval reads from a file is at most :data:`MAX_JSON_DEPTH` levels deep, so
+everything it read can be written back out (orjson writes at most 254 levels) and no reader
+recurses without bound.
+
 orjson reads an integer beyond 64 bits as a float, silently rounding it (an order id
 ``12345678901234567890123456789`` would equal ``...788``). :func:`parse_json` notices a
 document that may hold such a number and reads it again with the standard library, which keeps
@@ -16,8 +20,20 @@ from typing import Any
 import orjson
 
 from openeval.errors import OpenEvalError
+from openeval.io.files import open_regular
 
 _DUMP_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+
+MAX_JSON_DEPTH = 200
+"""Deepest nesting of objects and lists accepted in a JSON value read from a file.
+
+Real traces stay far below it (a LangGraph run tree of nested subgraphs reaches a few dozen
+levels). It leaves room for the few levels a trace adds around a value it keeps (``steps[i].
+tool_args`` ...) under the 254 levels orjson can write, so `convert` and result files never
+meet a value they cannot write."""
+
+_NON_FINITE = (b"NaN", b"-Infinity", b"Infinity")
+"""What Python's ``json.dump`` writes for non-finite floats; not JSON, which orjson refuses."""
 
 
 def parse_json(
@@ -26,20 +42,30 @@ def parse_json(
     source: str | Path | None = None,
     error: type[OpenEvalError] = OpenEvalError,
     first_line: int = 1,
+    max_depth: int | None = None,
 ) -> Any:
     """Return the JSON value in ``data``; raise ``error`` naming the line and column if invalid.
 
     ``first_line`` is the line number of ``data``'s first line in its file, for JSON Lines.
+    With ``max_depth``, a value nested deeper is refused with the JSON path where it passes
+    the limit. A value too large for the memory available is refused, not crashed on.
     """
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        line = first_line + exc.lineno - 1
         raise error(
-            f"invalid JSON: {exc.msg} (expected a complete JSON value)",
+            invalid_json_reason(data, exc, "expected a complete JSON value"),
             source=source,
-            location=f"line {line} column {exc.colno}",
+            location=f"line {first_line + exc.lineno - 1} column {exc.colno}",
         ) from None
+    except (MemoryError, SystemError):
+        # orjson reports a failed allocation as SystemError ("returned a result with an
+        # exception set"); both mean the value does not fit in the memory available.
+        raise error(no_memory_message(len(data)), source=source) from None
+    if max_depth is not None:
+        path = too_deep(value, max_depth)
+        if path is not None:
+            raise error(depth_message(max_depth), source=source, location=path or None)
     if _may_hold_big_integer(data):
         return _parse_exact(data, source=source, error=error)
     return value
@@ -87,14 +113,123 @@ def _parse_exact(
         ) from None
 
 
+def invalid_json_reason(
+    data: bytes | bytearray | str, exc: orjson.JSONDecodeError, expected: str
+) -> str:
+    """Return the message for a JSON parse failure: what is wrong, and what was expected.
+
+    Names the non-finite literals Python's ``json.dump`` writes (``NaN``, ``Infinity``), and
+    nesting past the parser's own limit, instead of orjson's generic wording.
+    """
+    if exc.msg == "depth limit exceeded":
+        return f"{depth_message(MAX_JSON_DEPTH)} (the parser stops at 1024)"
+    if is_out_of_memory(exc):
+        return no_memory_message(len(data))
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    # orjson's position counts characters; for ASCII up to the error it is the byte offset.
+    # It stops after the sign of "-Infinity", so look one byte back too.
+    start = exc.pos - 1 if exc.pos and raw[exc.pos - 1 : exc.pos] == b"-" else exc.pos
+    at = raw[start : start + len(_NON_FINITE[1])]
+    for literal in _NON_FINITE:
+        if at.startswith(literal):
+            return (
+                f"{literal.decode()} is not valid JSON (Python's json.dump writes it for a "
+                "non-finite float; write null or a number instead)"
+            )
+    return f"invalid JSON: {exc.msg} ({expected})"
+
+
+def is_out_of_memory(exc: orjson.JSONDecodeError) -> bool:
+    """True when orjson gave up for lack of memory rather than for invalid JSON."""
+    # orjson words it "failed to allocate memory" or "Not enough memory to allocate buffer".
+    message = exc.msg.lower()
+    return "allocate" in message and "memory" in message
+
+
+def no_memory_message(size: int) -> str:
+    """Return the error message for JSON too large to parse in the memory available."""
+    return f"too large to parse in the memory available ({size} bytes of JSON)"
+
+
+def depth_message(limit: int) -> str:
+    """Return the error message for a value nested more than ``limit`` levels deep."""
+    return (
+        f"nested more than {limit} levels deep (MAX_JSON_DEPTH); expected a trace, not a "
+        "deeply nested value"
+    )
+
+
+def too_deep(value: Any, limit: int) -> str | None:
+    """Return the JSON path of the first object or list nested deeper than ``limit``, or None.
+
+    The top-level value is at depth 1; the first such container in document order is named
+    (``""`` when the top level itself is too deep, which only a limit of 0 makes). Iterative,
+    so a value of any depth is walked without recursion.
+    """
+    if not _containers_exceed(value, limit):
+        return None
+    return _first_deep_path(value, limit)
+
+
+def _containers_exceed(value: Any, limit: int) -> bool:
+    """True when ``value`` holds an object or list more than ``limit`` levels deep."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = node.values() if type(node) is dict else node
+        for child in children:
+            child_kind = type(child)
+            if child_kind is dict or child_kind is list:
+                if child:
+                    stack.append((child, depth + 1))
+                elif depth + 1 > limit:  # an empty one ends here: no need to visit it
+                    return True
+    return False
+
+
+def _first_deep_path(value: Any, limit: int) -> str:
+    stack: list[tuple[Any, int, str]] = [(value, 1, "")]
+    while stack:
+        node, depth, path = stack.pop()
+        if depth > limit:
+            return path
+        items = list(node.items()) if type(node) is dict else list(enumerate(node))
+        for key, child in reversed(items):
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1, join_path(path, key)))
+    return ""  # not reached: only called when a deep container exists
+
+
+def join_path(base: str, part: str | int) -> str:
+    """Return the JSON path ``base`` extended by an object key or a list index.
+
+    ``join_path("steps", 3)`` is ``steps[3]``; ``join_path("steps[3]", "tool_args")`` is
+    ``steps[3].tool_args``. Below a JSON Lines location (``line 7``) the path follows a colon:
+    ``line 7: arguments``.
+    """
+    piece = f"[{part}]" if isinstance(part, int) else str(part)
+    if not base:
+        return piece
+    if base.startswith("line ") and base[5:].isdigit():
+        return f"{base}: {piece}"
+    return base + piece if piece.startswith("[") else f"{base}.{piece}"
+
+
 def read_json_file(path: Path, *, error: type[OpenEvalError] = OpenEvalError) -> Any:
-    """Return the JSON value stored in ``path``; raise ``error`` naming the file when unreadable."""
+    """Return the JSON value stored in ``path``; raise ``error`` naming the file when unreadable.
+
+    Only regular files are read (:mod:`openeval.io.files`): a path naming a device, FIFO or
+    folder is an error, never an endless or blocked read.
+    """
+    handle, size = open_regular(path, error=error, expected="a JSON file")
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise error("file not found", source=path) from None
-    except IsADirectoryError:
-        raise error("is a folder, expected a JSON file", source=path) from None
+        with handle:
+            data = handle.read(size + 1)
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", source=path) from None
     return parse_json(data, source=path, error=error)
@@ -104,14 +239,20 @@ def dump_json(value: Any) -> bytes:
     """Return ``value`` as canonical JSON bytes: sorted keys, two-space indent, final newline.
 
     The same value always gives the same bytes, which keeps result files byte-identical.
+    Raises OpenEvalError (not orjson's TypeError) for a value JSON cannot hold: an integer
+    beyond 64 bits, nesting past 254 levels, a key that is not a string.
     """
     try:
         return orjson.dumps(value, option=_DUMP_OPTIONS)
     except orjson.JSONEncodeError as exc:
-        if not _is_big_integer_error(exc):
-            raise
-        text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
-        return (text + "\n").encode()
+        if _is_big_integer_error(exc):
+            try:
+                text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+            except (ValueError, TypeError, RecursionError):
+                pass
+            else:
+                return (text + "\n").encode()
+        raise OpenEvalError(f"cannot be written as JSON: {exc}") from None
 
 
 def _is_big_integer_error(exc: orjson.JSONEncodeError) -> bool:
@@ -121,8 +262,8 @@ def _is_big_integer_error(exc: orjson.JSONEncodeError) -> bool:
 def dump_json_compact(value: Any) -> str:
     """Return ``value`` as compact JSON text with sorted keys (for tool results kept as text).
 
-    orjson decodes 1024 levels of nesting but encodes only 254, so a hostile file can hold a
-    value that reads fine and cannot be written back: such a value is named, not raised.
+    orjson decodes 1024 levels of nesting but encodes only 254, so a value can read fine and
+    not be writable back: such a value (or a too-large integer) is named, not raised.
     """
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
@@ -133,7 +274,7 @@ def dump_json_compact(value: Any) -> str:
                                   ensure_ascii=False)
             except (ValueError, TypeError, RecursionError):
                 pass
-        return "[a value nested too deeply to show]"
+        return "[a value that cannot be shown as JSON]"
 
 
 def json_kind(value: Any) -> str:

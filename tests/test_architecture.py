@@ -31,7 +31,8 @@ PACKAGE = ROOT / "openeval"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("openeval.errors", "openeval.version", "openeval.lazy", "openeval.printable",
-     "openeval.deprecation"),
+     "openeval.deprecation",
+     "openeval.io.files"),  # the one rule for which files may be read; jsonio applies it too
     ("openeval.registry",),
     ("openeval.models", "openeval.scores", "openeval.values", "openeval.jsonio"),
     ("openeval.schemas",),
@@ -109,7 +110,11 @@ OPTIONAL_DEPENDENCIES: tuple[OptionalDependency, ...] = (
     OptionalDependency(
         "openeval.adapters.fixtura", ("zstandard",), "openeval-core[fixtura]", "lazy"
     ),
-    OptionalDependency("openeval.adapters.fixtura_drift", ("fixtura",), "fixtura", "lazy"),
+    OptionalDependency("openeval.adapters.fixtura.drift", ("fixtura",), "fixtura", "lazy"),
+    OptionalDependency(
+        "openeval.adapters.fixtura.reader", ("zstandard",), "openeval-core[fixtura]", "lazy"
+    ),
+    OptionalDependency("openeval.io.zstd", ("zstandard",), "openeval-core[fixtura]", "lazy"),
     OptionalDependency(
         "openeval.adapters.langchain", ("langchain_core",), "openeval-core[langchain]", "lazy"
     ),

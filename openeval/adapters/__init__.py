@@ -2,7 +2,9 @@
 
 ``load_trace(path)`` detects the format by content. Each format also has a Python entry point
 (``from_openai_messages``, ``from_langchain_run`` ...), resolved lazily so that importing this
-package never imports an optional dependency.
+package never imports an optional dependency. Every entry point takes the same keywords
+(``task_id``, ``input``, ``final_output``, ``actual_state``, ``metadata``), which replace what
+the source says when given.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from openeval.lazy import lazy_exports
 _LAZY: dict[str, str] = {
     "from_anthropic_messages": "openeval.adapters.anthropic",
     "from_fixtura_trace": "openeval.adapters.fixtura",
+    "from_langchain_messages": "openeval.adapters.langchain",
     "from_langchain_run": "openeval.adapters.langchain",
     "from_openai_messages": "openeval.adapters.openai",
     "from_otel_spans": "openeval.adapters.otel",
@@ -36,6 +39,7 @@ __all__ = [
     "format_names",
     "from_anthropic_messages",
     "from_fixtura_trace",
+    "from_langchain_messages",
     "from_langchain_run",
     "from_openai_messages",
     "from_otel_spans",
@@ -52,6 +56,6 @@ __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
 if TYPE_CHECKING:
     from openeval.adapters.anthropic import from_anthropic_messages
     from openeval.adapters.fixtura import from_fixtura_trace
-    from openeval.adapters.langchain import from_langchain_run
+    from openeval.adapters.langchain import from_langchain_messages, from_langchain_run
     from openeval.adapters.openai import from_openai_messages
     from openeval.adapters.otel import from_otel_spans

@@ -2,24 +2,30 @@
 
 Both formats are lists of role messages in which a model turn asks for tool calls and a later
 message carries their results. This module holds the pieces that do not depend on the vendor:
-turning SDK objects into plain JSON values, reading tool arguments, joining content parts into
-text, pairing results with calls, and telling the two vendors' lists apart by content. The
-mapping decisions are written down in ``proposals/0012-openai-adapter.md`` and
-``proposals/0013-anthropic-adapter.md``.
+joining content parts into text, turning model turns into steps and messages, pairing results
+with calls, and telling the two vendors' lists apart by content. The mapping decisions are
+written down in ``proposals/0012-openai-adapter.md`` and ``proposals/0013-anthropic-adapter.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from openeval.adapters._toolkit import (
+    CallPairing,
+    Errors,
+    Turns,
+    require_activity,
+    task_id_from_path,
+    to_plain,
+)
 from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
 from openeval.adapters.tool_args import ToolArgs
-from openeval.errors import TraceFormatError
-from openeval.jsonio import dump_json_compact
-from openeval.models import AgentTrace, TraceStep
+from openeval.jsonio import dump_json_compact, join_path
+from openeval.models import AgentTrace, MessageRole, TraceStep
 
 PAYLOAD_KEY = "messages"
 """The key holding the message list in a wrapped document (``{"messages": [...], ...}``)."""
@@ -27,60 +33,12 @@ PAYLOAD_KEY = "messages"
 Vendor = Literal["openai", "anthropic", "plain"]
 
 
-def to_plain(value: Any, *, source: Path | None, location: str) -> Any:
-    """Return ``value`` as plain JSON values, calling ``model_dump`` on SDK objects inside it.
-
-    Dicts, lists and scalars pass through (recursively); pydantic models (the ``openai`` and
-    ``anthropic`` SDK types) are dumped without importing their SDK. Anything else raises
-    TraceFormatError naming where it sits.
-    """
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    if isinstance(value, Mapping):
-        return {
-            str(key): to_plain(item, source=source, location=f"{location}.{key}")
-            for key, item in value.items()
-        }
-    if isinstance(value, (list, tuple)):
-        return [
-            to_plain(item, source=source, location=f"{location}[{index}]")
-            for index, item in enumerate(value)
-        ]
-    dumped = _dump_object(value)
-    if dumped is None:
-        raise TraceFormatError(
-            f"expected a dict, list or SDK object, got {type(value).__name__}",
-            source=source,
-            location=location or None,
-        )
-    return to_plain(dumped, source=source, location=location)
-
-
-def _dump_object(value: Any) -> Any:
-    """Return the dict an SDK object dumps to, or None when it has no dump method."""
-    for method, kwargs in (
-        ("model_dump", {"mode": "json", "by_alias": True}),
-        ("model_dump", {}),
-        ("to_dict", {}),
-        ("dict", {}),
-    ):
-        dump = getattr(value, method, None)
-        if not callable(dump):
-            continue
-        try:
-            return dump(**kwargs)
-        except TypeError:
-            continue  # an older signature without these keywords: try the next form
-    return None
-
-
-
 TEXT_PART_KEYS = {"text": "text", "input_text": "text", "output_text": "text", "refusal": "refusal"}
 """Content part type -> the key holding its text, across both vendors' message formats."""
 
 
 def content_text(
-    content: Any, *, source: Path | None, location: str, placeholders: bool = False
+    content: Any, errors: Errors, location: str, *, placeholders: bool = False
 ) -> str:
     """Return the text of a message's content: a string, or a list of content parts.
 
@@ -94,20 +52,14 @@ def content_text(
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
-        raise TraceFormatError(
-            "expected a string or a list of content parts",
-            source=source,
-            location=location,
-        )
+        raise errors("expected a string or a list of content parts", location)
     texts: list[str] = []
     for index, part in enumerate(content):
         if isinstance(part, str):
             texts.append(part)
             continue
         if not isinstance(part, dict):
-            raise TraceFormatError(
-                "expected a content part object", source=source, location=f"{location}[{index}]"
-            )
+            raise errors("expected a content part object", join_path(location, index))
         kind = part.get("type")
         key = TEXT_PART_KEYS.get(kind) if isinstance(kind, str) else None
         text = part.get(key) if key else None
@@ -118,53 +70,11 @@ def content_text(
     return "\n".join(texts)
 
 
-def require_str(
-    container: dict[str, Any], key: str, *, source: Path | None, location: str
-) -> str:
-    """Return ``container[key]`` when it is a non-empty string; else raise TraceFormatError."""
-    value = container.get(key)
-    if not isinstance(value, str) or not value:
-        raise TraceFormatError(
-            f"expected a non-empty string at {key!r}", source=source, location=f"{location}.{key}"
-        )
-    return value
-
-
-def optional_str(container: dict[str, Any], key: str) -> str | None:
-    """Return ``container[key]`` when it is a non-empty string, else None."""
-    value = container.get(key)
-    return value if isinstance(value, str) and value else None
-
-
-def require_dict(value: Any, *, source: Path | None, location: str, what: str) -> dict[str, Any]:
-    """Return ``value`` when it is a JSON object; else raise TraceFormatError naming ``what``."""
-    if not isinstance(value, dict):
-        raise TraceFormatError(f"expected {what} (a JSON object)", source=source, location=location)
-    return value
-
-
-def require_list(value: Any, *, source: Path | None, location: str, what: str) -> list[Any]:
-    """Return ``value`` when it is a JSON list; else raise TraceFormatError naming ``what``."""
-    if not isinstance(value, list):
-        raise TraceFormatError(f"expected {what} (a JSON list)", source=source, location=location)
-    return value
-
-
-def token_counts(pairs: Sequence[tuple[str, Any]]) -> dict[str, int] | None:
-    """Return ``{name: count}`` for the pairs whose count is an int; None when none is."""
-    counts = {
-        name: value
-        for name, value in pairs
-        if isinstance(value, int) and not isinstance(value, bool)
-    }
-    return counts or None
-
-
 @dataclass
 class Turn:
     """One model turn: its reasoning, its text, its tool calls and the call's telemetry."""
 
-    provider: str
+    provider: str | None
     reasoning: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     calls: list[tuple[TraceStep, str | None, bool]] = field(default_factory=list)
@@ -182,20 +92,24 @@ class Turn:
 
 
 class StepList:
-    """Collects steps in execution order and pairs tool results with their calls.
+    """Collects steps and the conversation in execution order; pairs results with calls.
 
-    A result pairs with the unanswered call that has its id; a result without an id (or whose
-    id no call carries, while some calls carry none) pairs with the oldest unanswered call.
-    A result that finds no call becomes a ``tool_result`` step of its own.
+    Pairing follows :class:`~openeval.adapters._toolkit.CallPairing`; turns, messages and the
+    final output follow :class:`~openeval.adapters._toolkit.Turns`.
     """
 
     def __init__(self) -> None:
         self.steps: list[TraceStep] = []
-        self._open: list[tuple[TraceStep, str | None]] = []
-        self.final_output = ""
+        self.pairing = CallPairing()
+        self.turns = Turns()
+
+    def add_message(self, role: MessageRole, text: str) -> None:
+        """Append a system or user message (they make no step)."""
+        self.turns.say(role, text)
 
     def add_turn(self, turn: Turn) -> None:
         """Append a turn's steps: its reasoning, one thought with the telemetry, its calls."""
+        number = self.turns.start()
         reasoning = "\n".join(r for r in turn.reasoning if r)
         if reasoning:
             self.steps.append(
@@ -206,6 +120,7 @@ class StepList:
                     timestamp=turn.timestamp,
                     provider=turn.provider,
                     model=turn.model,
+                    turn=number,
                 )
             )
         self.steps.append(
@@ -219,15 +134,17 @@ class StepList:
                 model=turn.model,
                 tokens=turn.tokens,
                 latency_ms=turn.latency_ms,
+                turn=number,
             )
         )
-        if turn.text:
-            self.final_output = turn.text
+        self.turns.say("assistant", turn.text, turn=number)
         for step, call_id, awaits_result in turn.calls:
             step.timestamp = turn.timestamp
+            step.turn = number
             self.steps.append(step)
             if awaits_result:
-                self._open.append((step, call_id))
+                self.pairing.expect(step, call_id)
+        self.turns.answer(turn.text, asked_for_tools=any(awaits for _, _, awaits in turn.calls))
 
     def add_result(
         self,
@@ -238,7 +155,7 @@ class StepList:
         tool_name: str | None = None,
     ) -> None:
         """Attach a tool result to its call, or append it as an unpaired ``tool_result`` step."""
-        call = self._take_call(call_id, tool_name)
+        call = self.pairing.take(call_id, tool_name)
         if call is None:
             self.steps.append(
                 TraceStep(
@@ -250,30 +167,57 @@ class StepList:
                     error=error,
                 )
             )
-            return
-        call.tool_result = text
-        if error is not None:
-            call.error = error if call.error is None else f"{call.error}; {error}"
-
-    def _take_call(self, call_id: str | None, tool_name: str | None) -> TraceStep | None:
-        candidates = list(enumerate(self._open))
-        if call_id is not None:
-            by_id = [(i, c) for i, c in candidates if c[1] == call_id]
-            candidates = by_id or [(i, c) for i, c in candidates if c[1] is None]
-        if tool_name is not None:
-            named = [(i, c) for i, c in candidates if c[0].tool_name == tool_name]
-            candidates = named or candidates
-        if not candidates:
-            return None
-        index, (step, _) = candidates[0]
-        del self._open[index]
-        return step
+        else:
+            call.tool_result = text
+            if error is not None:
+                call.error = error if call.error is None else f"{call.error}; {error}"
+        self.turns.say("tool", text, name=call.tool_name if call is not None else tool_name)
 
     def finished(self) -> list[TraceStep]:
         """Return the steps, numbered 1..n in execution order."""
         for number, step in enumerate(self.steps, start=1):
             step.step_id = number
         return self.steps
+
+    def trace(
+        self, task_id: str, errors: Errors, metadata: dict[str, Any] | None = None
+    ) -> AgentTrace:
+        """Return the trace these steps and messages make.
+
+        Raises TraceFormatError when they make nothing (no step, no text): the input held no
+        message this reader understands.
+        """
+        trace = AgentTrace(
+            task_id=task_id,
+            input=self.turns.first_user_text,
+            steps=self.finished(),
+            final_output=self.turns.final_output,
+            metadata=metadata or {},
+            messages=self.turns.messages,
+            signals=[],  # chat messages record no denial and no replay (CONTRACT 2.1)
+        )
+        skipped = (metadata or {}).get("skipped_item_types")
+        also = f" (skipped item types: {', '.join(skipped)})" if skipped else ""
+        return require_activity(trace, errors, f"no model turn, tool call or message{also}")
+
+
+LANGCHAIN_TYPES = frozenset({"human", "ai", "tool", "system", "chat", "function"})
+"""The ``type`` of a LangChain message (``BaseMessage.model_dump()``, ``messages_to_dict``)."""
+
+
+def refuse_langchain(item: dict[str, Any], errors: Errors, location: str) -> None:
+    """Raise when ``item`` is a LangChain message, naming the reader that reads it.
+
+    LangGraph's ``result["messages"]`` is a list of LangChain messages; read as a vendor's
+    chat messages it would give an empty trace, which says nothing of what went wrong.
+    """
+    kind = item.get("type")
+    if "role" not in item and isinstance(kind, str) and kind in LANGCHAIN_TYPES:
+        raise errors(
+            f"a LangChain message (type {kind!r}), not this format's; read LangChain "
+            "messages with from_langchain_messages (or --format langchain)",
+            location,
+        )
 
 
 def tool_call_step(
@@ -292,14 +236,14 @@ def tool_call_step(
     )
 
 
-Converter = Callable[[Any, str, Path | None], AgentTrace]
-"""``convert(payload, task_id, source)``: reads one vendor's plain payload into a trace."""
+Converter = Callable[[Any, str, Errors], AgentTrace]
+"""``convert(payload, task_id, errors)``: reads one vendor's plain payload into a trace."""
 
 
 def trace_from_file(source: TraceSource, convert: Converter) -> AgentTrace:
     """Return the trace in a bare or wrapped message document, read with ``convert``."""
     payload, overrides = split_envelope(source.document(), PAYLOAD_KEY)
-    trace = convert(payload, task_id_for(source.path), source.path)
+    trace = convert(payload, task_id_from_path(source.path), Errors(source.path))
     return apply_envelope(trace, overrides, source.path)
 
 
@@ -312,22 +256,15 @@ def trace_from_objects(
 ) -> AgentTrace:
     """Return the trace of in-memory messages (dicts or SDK objects, bare or wrapped).
 
-    ``convert(payload, task_id, source)`` reads the plain payload; ``given`` holds the caller's
+    ``convert(payload, task_id, errors)`` reads the plain payload; ``given`` holds the caller's
     explicit envelope values (None or empty means "not given") and wins over a wrapped one.
     """
-    try:
-        plain = to_plain(messages, source=None, location=PAYLOAD_KEY)
-    except RecursionError:
-        raise TraceFormatError("messages nested too deeply to read") from None
+    errors = Errors(None)
+    plain = to_plain(messages, errors, PAYLOAD_KEY)
     payload, overrides = split_envelope(plain, PAYLOAD_KEY)
-    trace = convert(payload, task_id, None)
+    trace = convert(payload, task_id, errors)
     overrides.update({key: value for key, value in given.items() if value})
     return apply_envelope(trace, overrides, Path("<messages>"))
-
-
-def task_id_for(path: Path) -> str:
-    """Return the default task id of a trace file: its name without any extension."""
-    return path.name.split(".", 1)[0] or path.stem
 
 
 # --- telling the two vendors' message lists apart -------------------------------------------

@@ -8,14 +8,14 @@ list of ``{"role": ..., "content": ...}`` messages whose content is a string or 
 also gives the turn's model, ``stop_reason`` and usage.
 
 Each assistant message becomes a ``thought`` step (its text, with provider, model, stop reason
-and tokens) followed by one ``tool_call`` step per ``tool_use`` block; thinking text, when
-present, is a ``thought`` step before it. User and system messages make no step: the first user
-text is the trace's ``input``. See ``proposals/0013-anthropic-adapter.md``.
+and tokens) followed by one ``tool_call`` step per ``tool_use`` block, all carrying the turn's
+number; thinking text, when present, is a ``thought`` step before it. User and system messages
+make no step. Every message is kept in ``messages``; the first user text is the trace's
+``input``, the last turn's text its ``final_output``. See ``proposals/0013-anthropic-adapter.md``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from openeval.adapters._chat import (
@@ -24,18 +24,15 @@ from openeval.adapters._chat import (
     StepList,
     Turn,
     content_text,
-    optional_str,
-    require_dict,
-    require_str,
+    refuse_langchain,
     sniff,
-    token_counts,
     tool_call_step,
     trace_from_file,
     trace_from_objects,
 )
+from openeval.adapters._toolkit import Errors, optional_str, token_counts
 from openeval.adapters.base import TraceSource
 from openeval.adapters.tool_args import parse_tool_args
-from openeval.errors import TraceFormatError
 from openeval.jsonio import dump_json_compact
 from openeval.models import AgentTrace
 
@@ -62,7 +59,7 @@ def from_anthropic_messages(
     SDK objects, mixed freely: a ``Message`` may stand in the list for the assistant turn it
     answered), or either wrapped as ``{"messages": ..., "task_id": ..., "actual_state": ...}``.
     ``final_output`` and ``input`` replace what the messages say when given (an empty
-    ``final_output`` keeps the last assistant text). Raises TraceFormatError naming the JSON path
+    ``final_output`` keeps the last turn's text). Raises TraceFormatError naming the JSON path
     of anything malformed.
     """
     given = {
@@ -105,42 +102,34 @@ class AnthropicAdapter:
 ADAPTER = AnthropicAdapter()
 
 
-def _convert(payload: Any, task_id: str, source: Path | None) -> AgentTrace:
-    reader = _Reader(source)
+def _convert(payload: Any, task_id: str, errors: Errors) -> AgentTrace:
+    reader = _Reader(errors)
     if isinstance(payload, dict) and payload.get("type") == "message":
         reader.read_message(payload, "")
     elif isinstance(payload, list):
         for index, message in enumerate(payload):
             location = f"{PAYLOAD_KEY}[{index}]"
-            message = require_dict(message, source=source, location=location, what="a message")
+            message = errors.require_dict(message, location, "a message")
             reader.read_message(message, location)
     else:
-        raise TraceFormatError(
-            'expected a list of messages or a Message ({"type": "message", ...})', source=source
-        )
-    return AgentTrace(
-        task_id=task_id,
-        input=reader.input or "",
-        steps=reader.steps.finished(),
-        final_output=reader.steps.final_output,
-    )
+        raise errors('expected a list of messages or a Message ({"type": "message", ...})')
+    return reader.steps.trace(task_id, errors)
 
 
 class _Reader:
-    def __init__(self, source: Path | None) -> None:
-        self.source = source
+    def __init__(self, errors: Errors) -> None:
+        self.errors = errors
         self.steps = StepList()
-        self.input: str | None = None
 
     def read_message(self, message: dict[str, Any], location: str) -> None:
         """Read one message: an assistant turn, or user content (input text, tool results)."""
         prefix = f"{location}." if location else ""
+        refuse_langchain(message, self.errors, location)
         role = message.get("role")
         if not isinstance(role, str) or role not in ANTHROPIC_ROLES:
-            raise TraceFormatError(
+            raise self.errors(
                 f"unknown role {role!r}; expected one of: {', '.join(sorted(ANTHROPIC_ROLES))}",
-                source=self.source,
-                location=f"{prefix}role",
+                f"{prefix}role",
             )
         content_at = f"{prefix}content"
         content = message.get("content")
@@ -149,16 +138,15 @@ class _Reader:
         elif isinstance(content, list):
             blocks = content
         else:
-            raise TraceFormatError(
-                "expected a string or a list of content blocks",
-                source=self.source,
-                location=content_at,
-            )
+            raise self.errors("expected a string or a list of content blocks", content_at)
         if role == "assistant":
             self._read_turn(message, blocks, content_at)
         elif role == "user":
             self._read_user(blocks, content_at)
-        # A system message is configuration, not a step; the API takes it outside the list.
+        else:
+            # A system message is configuration, not a step (the API takes it outside the
+            # list); the conversation keeps it.
+            self.steps.add_message("system", content_text(blocks, self.errors, content_at))
 
     def _read_turn(self, message: dict[str, Any], blocks: list[Any], location: str) -> None:
         turn = Turn(
@@ -171,7 +159,7 @@ class _Reader:
         inline_results: list[tuple[str | None, str, str | None]] = []
         for index, block in enumerate(blocks):
             block_at = f"{location}[{index}]"
-            block = require_dict(block, source=self.source, location=block_at, what="a block")
+            block = self.errors.require_dict(block, block_at, "a block")
             kind = block.get("type")
             if kind == "text":
                 text = block.get("text")
@@ -182,7 +170,7 @@ class _Reader:
                 if isinstance(thinking, str):
                     turn.reasoning.append(thinking)
             elif isinstance(kind, str) and kind in CALL_BLOCKS:
-                name = require_str(block, "name", source=self.source, location=block_at)
+                name = self.errors.require_str(block, "name", block_at)
                 step = tool_call_step(name, parse_tool_args(block.get("input")))
                 turn.calls.append((step, optional_str(block, "id"), True))
             elif isinstance(kind, str) and kind.endswith("_tool_result"):
@@ -193,20 +181,18 @@ class _Reader:
             self.steps.add_result(call_id=call_id, text=text, error=error)
 
     def _read_user(self, blocks: list[Any], location: str) -> None:
+        texts: list[str] = []
         for index, block in enumerate(blocks):
             block_at = f"{location}[{index}]"
-            block = require_dict(block, source=self.source, location=block_at, what="a block")
+            block = self.errors.require_dict(block, block_at, "a block")
             kind = block.get("type")
             if kind == "text":
                 text = block.get("text")
-                if self.input is None and isinstance(text, str) and text:
-                    self.input = text
+                if isinstance(text, str):
+                    texts.append(text)
             elif kind == "tool_result":
                 text = content_text(
-                    block.get("content"),
-                    source=self.source,
-                    location=f"{block_at}.content",
-                    placeholders=True,
+                    block.get("content"), self.errors, f"{block_at}.content", placeholders=True
                 )
                 is_error = block.get("is_error") is True
                 self.steps.add_result(
@@ -214,6 +200,9 @@ class _Reader:
                     text=text,
                     error=(text or "the tool reported an error") if is_error else None,
                 )
+        text = "\n".join(t for t in texts if t)
+        if text:
+            self.steps.add_message("user", text)
 
     def _server_result(
         self, block: dict[str, Any], location: str
@@ -233,7 +222,7 @@ class _Reader:
         elif isinstance(content, list) and all(
             isinstance(part, dict) and part.get("type") == "text" for part in content
         ):
-            text = content_text(content, source=self.source, location=f"{location}.content")
+            text = content_text(content, self.errors, f"{location}.content")
         else:
             text = dump_json_compact(content)
         return optional_str(block, "tool_use_id"), text, error

@@ -9,15 +9,16 @@ Reads, as plain JSON or as the ``openai`` SDK's objects (dumped without importin
   paired by ``call_id``, built-in ``*_call`` items), and a whole ``Response`` with its ``output``.
 
 Each model turn becomes a ``thought`` step (its text, with provider, model, finish reason and
-tokens) followed by one ``tool_call`` step per call; reasoning text, when present, is a
-``thought`` step before it. User, system and developer messages make no step: the first user
-text is the trace's ``input``. See ``proposals/0012-openai-adapter.md`` for every mapping rule.
+tokens) followed by one ``tool_call`` step per call, all carrying the turn's number;
+reasoning text, when present, is a ``thought`` step before it. User, system and developer
+messages make no step. Every message is kept in ``messages``; the first user text is the
+trace's ``input``, the last turn's text its ``final_output``. See
+``proposals/0012-openai-adapter.md`` for every mapping rule.
 """
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any, TypeGuard
 
 from openeval.adapters._chat import (
@@ -26,19 +27,15 @@ from openeval.adapters._chat import (
     StepList,
     Turn,
     content_text,
-    optional_str,
-    require_dict,
-    require_list,
-    require_str,
+    refuse_langchain,
     sniff,
-    token_counts,
     tool_call_step,
     trace_from_file,
     trace_from_objects,
 )
+from openeval.adapters._toolkit import Errors, optional_str, token_counts
 from openeval.adapters.base import TraceSource
 from openeval.adapters.tool_args import ToolArgs, parse_tool_args
-from openeval.errors import TraceFormatError
 from openeval.models import AgentTrace, TraceStep
 
 PROVIDER = "openai"
@@ -61,7 +58,7 @@ def from_openai_messages(
     or ``Response`` (dicts or ``openai`` SDK objects, mixed freely), or any of them wrapped as
     ``{"messages": ..., "task_id": ..., "actual_state": ...}``. ``final_output`` and ``input``
     replace what the messages say when given (an empty ``final_output`` keeps the last
-    assistant text). Raises TraceFormatError naming the JSON path of anything malformed.
+    turn's text). Raises TraceFormatError naming the JSON path of anything malformed.
     """
     given = {
         "final_output": final_output, "input": input, "actual_state": actual_state,
@@ -97,29 +94,22 @@ class OpenAIAdapter:
 ADAPTER = OpenAIAdapter()
 
 
-def _convert(payload: Any, task_id: str, source: Path | None) -> AgentTrace:
-    reader = _Reader(source)
+def _convert(payload: Any, task_id: str, errors: Errors) -> AgentTrace:
+    reader = _Reader(errors)
     reader.read(payload)
     metadata: dict[str, Any] = {}
     if reader.skipped:
         metadata["skipped_item_types"] = sorted(reader.skipped)
-    return AgentTrace(
-        task_id=task_id,
-        input=reader.input or "",
-        steps=reader.steps.finished(),
-        final_output=reader.steps.final_output,
-        metadata=metadata,
-    )
+    return reader.steps.trace(task_id, errors, metadata)
 
 
 class _Reader:
     """One pass over the items, in order; Responses items of one model turn gather in a Turn."""
 
-    def __init__(self, source: Path | None) -> None:
-        self.source = source
+    def __init__(self, errors: Errors) -> None:
+        self.errors = errors
         self.steps = StepList()
         self.turn: Turn | None = None
-        self.input: str | None = None
         self.skipped: set[str] = set()
 
     def read(self, payload: Any) -> None:
@@ -128,15 +118,14 @@ class _Reader:
         elif isinstance(payload, list):
             for index, item in enumerate(payload):
                 location = f"{PAYLOAD_KEY}[{index}]"
-                item = require_dict(item, source=self.source, location=location, what="a message")
+                item = self.errors.require_dict(item, location, "a message")
                 if item.get("object") in ("chat.completion", "response"):
                     self._read_object(item, location + ".")
                 else:
                     self._read_item(item, location)
         else:
-            raise TraceFormatError(
-                "expected a list of messages or items, a chat.completion or a response",
-                source=self.source,
+            raise self.errors(
+                "expected a list of messages or items, a chat.completion or a response"
             )
         self._close_turn()
 
@@ -149,30 +138,21 @@ class _Reader:
         elif kind == "response":
             self._read_response(document, prefix)
         else:
-            raise TraceFormatError(
+            raise self.errors(
                 "expected a list of messages, or an object with 'object' \"chat.completion\" "
                 'or "response"',
-                source=self.source,
-                location=f"{prefix}object" if prefix else None,
+                f"{prefix}object" if prefix else None,
             )
 
     def _read_completion(self, document: dict[str, Any], prefix: str) -> None:
         location = f"{prefix}choices"
-        choices = require_list(
-            document.get("choices"), source=self.source, location=location, what="choices"
-        )
+        choices = self.errors.require_list(document.get("choices"), location, "choices")
         if not choices:
-            raise TraceFormatError(
-                "expected at least one choice", source=self.source, location=location
-            )
+            raise self.errors("expected at least one choice", location)
         # n > 1 asks for alternative answers; the agent went on with the first one.
-        choice = require_dict(
-            choices[0], source=self.source, location=f"{location}[0]", what="a choice"
-        )
+        choice = self.errors.require_dict(choices[0], f"{location}[0]", "a choice")
         message_at = f"{location}[0].message"
-        message = require_dict(
-            choice.get("message"), source=self.source, location=message_at, what="a message"
-        )
+        message = self.errors.require_dict(choice.get("message"), message_at, "a message")
         self._close_turn()
         turn = self._new_turn(document, created_key="created")
         turn.finish_reason = optional_str(choice, "finish_reason")
@@ -181,9 +161,7 @@ class _Reader:
 
     def _read_response(self, document: dict[str, Any], prefix: str) -> None:
         location = f"{prefix}output"
-        output = require_list(
-            document.get("output"), source=self.source, location=location, what="output items"
-        )
+        output = self.errors.require_list(document.get("output"), location, "output items")
         self._close_turn()
         turn = self.turn = self._new_turn(document, created_key="created_at")
         turn.tokens = _responses_tokens(document.get("usage"))
@@ -193,7 +171,7 @@ class _Reader:
             turn.latency_ms = round((ended - started) * 1000.0, 3)
         for index, item in enumerate(output):
             item_at = f"{location}[{index}]"
-            item = require_dict(item, source=self.source, location=item_at, what="an output item")
+            item = self.errors.require_dict(item, item_at, "an output item")
             self._read_item(item, item_at)
         turn.finish_reason = _response_finish_reason(document, turn)
         self._close_turn()
@@ -214,9 +192,8 @@ class _Reader:
             self._read_message(item, location, responses_item=kind == "message")
             return
         if not isinstance(kind, str):
-            raise TraceFormatError(
-                "expected a string item type", source=self.source, location=f"{location}.type"
-            )
+            raise self.errors("expected a string item type", f"{location}.type")
+        refuse_langchain(item, self.errors, location)
         handler = _ITEM_HANDLERS.get(kind)
         if handler is not None:
             handler(self, item, location)
@@ -231,10 +208,9 @@ class _Reader:
     def _read_message(self, item: dict[str, Any], location: str, *, responses_item: bool) -> None:
         role = item.get("role")
         if not isinstance(role, str) or role not in OPENAI_ROLES:
-            raise TraceFormatError(
+            raise self.errors(
                 f"unknown role {role!r}; expected one of: {', '.join(sorted(OPENAI_ROLES))}",
-                source=self.source,
-                location=f"{location}.role",
+                f"{location}.role",
             )
         if role == "assistant":
             if responses_item:
@@ -246,10 +222,11 @@ class _Reader:
                 self._read_assistant(item, location, Turn(provider=PROVIDER))
             return
         self._close_turn()
-        if role == "user":
+        if role in ("user", "system", "developer"):
+            # System and developer messages configure the agent: kept in the conversation,
+            # never a step of its run.
             text = self._text(item.get("content"), f"{location}.content")
-            if self.input is None and text:
-                self.input = text
+            self.steps.add_message("user" if role == "user" else "system", text)
         elif role == "tool":
             self.steps.add_result(
                 call_id=optional_str(item, "tool_call_id"),
@@ -261,7 +238,6 @@ class _Reader:
                 text=self._text(item.get("content"), f"{location}.content", placeholders=True),
                 tool_name=optional_str(item, "name"),
             )
-        # system and developer messages configure the agent; they are not steps of its run.
 
     def _read_assistant(self, message: dict[str, Any], location: str, turn: Turn) -> None:
         """Read a Chat Completions assistant message as one whole turn."""
@@ -274,14 +250,14 @@ class _Reader:
         tool_calls = message.get("tool_calls")
         if tool_calls is not None:
             calls_at = f"{location}.tool_calls"
-            calls = require_list(tool_calls, source=self.source, location=calls_at, what="calls")
+            calls = self.errors.require_list(tool_calls, calls_at, "calls")
             for index, call in enumerate(calls):
                 turn.calls.append(self._chat_tool_call(call, f"{calls_at}[{index}]"))
         function_call = message.get("function_call")
         if function_call is not None:
             call_at = f"{location}.function_call"
-            call = require_dict(function_call, source=self.source, location=call_at, what="a call")
-            name = require_str(call, "name", source=self.source, location=call_at)
+            call = self.errors.require_dict(function_call, call_at, "a call")
+            name = self.errors.require_str(call, "name", call_at)
             turn.calls.append(
                 (tool_call_step(name, parse_tool_args(call.get("arguments"))), None, True)
             )
@@ -289,35 +265,31 @@ class _Reader:
         self._close_turn()
 
     def _chat_tool_call(self, call: Any, location: str) -> tuple[TraceStep, str | None, bool]:
-        call = require_dict(call, source=self.source, location=location, what="a tool call")
+        call = self.errors.require_dict(call, location, "a tool call")
         call_id = optional_str(call, "id")
         if call.get("type") == "custom":
             custom_at = f"{location}.custom"
-            custom = require_dict(
-                call.get("custom"), source=self.source, location=custom_at, what="a custom call"
-            )
-            name = require_str(custom, "name", source=self.source, location=custom_at)
+            custom = self.errors.require_dict(call.get("custom"), custom_at, "a custom call")
+            name = self.errors.require_str(custom, "name", custom_at)
             return tool_call_step(name, _free_text(custom.get("input"))), call_id, True
         function_at = f"{location}.function"
-        function = require_dict(
-            call.get("function"), source=self.source, location=function_at, what="a function"
-        )
-        name = require_str(function, "name", source=self.source, location=function_at)
+        function = self.errors.require_dict(call.get("function"), function_at, "a function")
+        name = self.errors.require_str(function, "name", function_at)
         return tool_call_step(name, parse_tool_args(function.get("arguments"))), call_id, True
 
     def _read_function_call(self, item: dict[str, Any], location: str) -> None:
-        name = require_str(item, "name", source=self.source, location=location)
+        name = self.errors.require_str(item, "name", location)
         step = tool_call_step(name, parse_tool_args(item.get("arguments")))
         self._open_turn().calls.append((step, optional_str(item, "call_id"), True))
 
     def _read_custom_call(self, item: dict[str, Any], location: str) -> None:
-        name = require_str(item, "name", source=self.source, location=location)
+        name = self.errors.require_str(item, "name", location)
         step = tool_call_step(name, _free_text(item.get("input")))
         self._open_turn().calls.append((step, optional_str(item, "call_id"), True))
 
     def _read_mcp_call(self, item: dict[str, Any], location: str) -> None:
         # An MCP call runs on OpenAI's side: its output (or error) arrives in the same item.
-        name = require_str(item, "name", source=self.source, location=location)
+        name = self.errors.require_str(item, "name", location)
         output = item.get("output")
         step = tool_call_step(
             name,
@@ -355,13 +327,9 @@ class _Reader:
             parts = item.get(key)
             if parts is None:
                 continue
-            parts = require_list(
-                parts, source=self.source, location=f"{location}.{key}", what="reasoning parts"
-            )
+            parts = self.errors.require_list(parts, f"{location}.{key}", "reasoning parts")
             for index, part in enumerate(parts):
-                part = require_dict(
-                    part, source=self.source, location=f"{location}.{key}[{index}]", what="a part"
-                )
+                part = self.errors.require_dict(part, f"{location}.{key}[{index}]", "a part")
                 text = part.get("text")
                 if isinstance(text, str):
                     turn.reasoning.append(text)
@@ -379,9 +347,7 @@ class _Reader:
             self.turn = None
 
     def _text(self, content: Any, location: str, *, placeholders: bool = False) -> str:
-        return content_text(
-            content, source=self.source, location=location, placeholders=placeholders
-        )
+        return content_text(content, self.errors, location, placeholders=placeholders)
 
 
 _ITEM_HANDLERS = {

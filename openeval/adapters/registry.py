@@ -15,6 +15,7 @@ from pathlib import Path
 
 from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
 from openeval.errors import TraceFormatError
+from openeval.io import check_trace
 from openeval.models import AgentTrace
 
 # Detection order. The native format comes first: it is what suites hold most, and its refusal
@@ -95,14 +96,19 @@ def detect_format(source: TraceSource) -> TraceAdapter:
 
 
 def _raise_if_broken_json(source: TraceSource) -> None:
-    """Raise the parse error of a file that starts like one JSON document but is not valid.
+    """Raise the read error of a file that is JSON (or zstd) but cannot be read as such.
 
-    "No adapter knows this format" would hide the real problem (a truncated or hand-edited
-    file); the parse error names the line and column.
+    "No adapter knows this format" would hide the real problem: a corrupt or truncated zstd
+    frame, one that needs a dictionary, a truncated or hand-edited JSON document, ``NaN``
+    written by Python's json module. The read error names the line and column, or the byte.
     """
-    if source.is_zstd or source.head.lstrip()[:1] not in (b"{", b"["):
+    if source.is_zstd:
+        if source.first_line_error is not None:
+            raise source.first_line_error
         return
-    if source.first_json_line() is not None:
+    if source.head.lstrip()[:1] not in (b"{", b"["):
+        return
+    if source.is_json_lines:
         return  # JSON Lines whose first line parses: the adapters' refusals say more
     source.document()
 
@@ -117,10 +123,21 @@ def read_trace(
     in no known format, or broken.
     """
     source = TraceSource(Path(path), options)
-    if not source.head.strip():  # a missing file fails here, before any adapter is asked
-        raise TraceFormatError("empty file, expected a trace", source=source.path)
-    adapter = get_adapter(format) if format else detect_format(source)
-    return adapter.load(source), adapter.name
+    try:
+        if not source.head.strip():  # a missing file fails here, before any adapter is asked
+            raise TraceFormatError("empty file, expected a trace", source=source.path)
+        adapter = get_adapter(format) if format else detect_format(source)
+        trace = adapter.load(source)
+    except MemoryError:
+        # The readers bound what they hold by the read limits; past those, only the machine
+        # is left, and running out of it is a fact about this file, said as one.
+        raise TraceFormatError(
+            "does not fit in the memory available while it is read (lower the read limits, "
+            "or give OpenEval more memory)",
+            source=source.path,
+        ) from None
+    check_trace(trace, source.limits, source.path)
+    return trace, adapter.name
 
 
 def load_trace(

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from openeval.jsonio import dump_json_compact, json_kind
+from openeval.jsonio import MAX_JSON_DEPTH, dump_json_compact, json_kind, too_deep
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,15 @@ def parse_tool_args(value: Any) -> ToolArgs:
     """Return the tool arguments in ``value`` (JSON text or an already-decoded value).
 
     A JSON object (or JSON text of one) gives ``args``; None and blank text give ``{}`` (a
-    tool without parameters). Anything else (invalid JSON, a list, a number) gives
-    ``args=None`` with the raw text and the reason.
+    tool without parameters). Anything else (invalid JSON, a list, a number, an object nested
+    past MAX_JSON_DEPTH) gives ``args=None`` with the raw text and the reason.
     """
     if isinstance(value, dict):
+        if too_deep(value, MAX_JSON_DEPTH) is not None:
+            return ToolArgs(
+                None, dump_json_compact(value),
+                f"arguments nested more than {MAX_JSON_DEPTH} levels deep",
+            )
         return ToolArgs(value)
     if value is None:
         return ToolArgs({})
@@ -50,8 +55,13 @@ def parse_tool_args(value: Any) -> ToolArgs:
         return ToolArgs(
             None, value, f"{_NOT_OBJECT}: invalid JSON ({exc.msg} at column {exc.colno})"
         )
+    except (MemoryError, SystemError):  # orjson's failed allocation; kept as text
+        return ToolArgs(None, value, f"{_NOT_OBJECT}: too large to parse in the memory available")
     if not isinstance(decoded, dict):
         return ToolArgs(None, value, f"{_NOT_OBJECT}: got {json_kind(decoded)}")
+    if too_deep(decoded, MAX_JSON_DEPTH) is not None:
+        # Kept as text: a value that deep could not be written back out as JSON.
+        return ToolArgs(None, value, f"arguments nested more than {MAX_JSON_DEPTH} levels deep")
     return ToolArgs(decoded)
 
 

@@ -143,7 +143,32 @@ def produce_message_object() -> Any:
     return orjson.loads(_create(client, [{"role": "user", "content": "?"}]).model_dump_json())
 
 
+def produce_second_request() -> Any:
+    """An answer, then a second user request in the same conversation, answered after a call."""
+    client = _client([
+        _message(1, [{"type": "text", "text": "Booked a table for 10 at 19:00."}], "end_turn",
+                 {"input_tokens": 30, "output_tokens": 12}),
+        _message(2, [
+            {"type": "text", "text": "I'll change it to 11 now."},
+            {"type": "tool_use", "id": "toolu_11", "name": "change_booking",
+             "input": {"people": 11}},
+        ], "tool_use", {"input_tokens": 60, "output_tokens": 25}),
+        _message(3, [{"type": "text", "text": "Done: the table is for 11."}], "end_turn",
+                 {"input_tokens": 90, "output_tokens": 10}),
+    ])
+    history: list[Any] = [{"role": "user", "content": "Book a table for 10 at 19:00."}]
+    history.append({"role": "assistant", "content": _create(client, history).content})
+    history.append({"role": "user", "content": "Actually, make it 11 instead."})
+    reply = _create(client, history)
+    history.append({"role": "assistant", "content": reply.content})
+    history.append({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_11", "content": "changed"}]})
+    history.append({"role": "assistant", "content": _create(client, history).content})
+    return {"task_id": "booking-11", "messages": _dump(history)}
+
+
 PRODUCERS: dict[str, Callable[[], Any]] = {
+    "second_request": produce_second_request,
     "tool_loop": produce_tool_loop,
     "message_log": produce_message_log,
     "message_object": produce_message_object,
@@ -203,6 +228,21 @@ def test_tool_loop_pairs_by_id_and_keeps_errors() -> None:
     assert trace.input == "Find me a flight Berlin-Tokyo on Dec 20."
 
 
+def test_a_later_user_request_is_kept_and_answered_last() -> None:
+    trace = load_trace(DATA / "second_request.json")
+    assert [(m.role, m.content, m.turn) for m in trace.messages] == [
+        ("user", "Book a table for 10 at 19:00.", None),
+        ("assistant", "Booked a table for 10 at 19:00.", 0),
+        ("user", "Actually, make it 11 instead.", None),
+        ("assistant", "I'll change it to 11 now.", 1),
+        ("tool", "changed", None),
+        ("assistant", "Done: the table is for 11.", 2),
+    ]
+    assert trace.messages[4].name == "change_booking"
+    assert trace.final_output == "Done: the table is for 11."
+    assert trace.input == "Book a table for 10 at 19:00."
+
+
 def test_message_log_reads_server_tools_and_telemetry() -> None:
     trace = load_trace(DATA / "message_log.json")
     search, note = trace.tool_calls()
@@ -243,7 +283,9 @@ def test_sdk_objects_convert_without_json() -> None:
     ], task_id="lookup", actual_state={"looked_up": True})
     assert [(c.tool_name, c.tool_result) for c in trace.tool_calls()] == [
         ("lookup", "seven"), ("log", None)]
-    assert trace.final_output == "It is seven."
+    # The last turn asked for a tool: the run did not end on its words (CONTRACT 2.1).
+    assert trace.final_output == ""
+    assert trace.messages[-1].content == "It is seven."
     assert (trace.task_id, trace.actual_state) == ("lookup", {"looked_up": True})
     assert from_anthropic_messages(message).tool_calls()[0].tool_args == {"id": 7}
 

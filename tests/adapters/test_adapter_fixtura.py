@@ -172,6 +172,22 @@ def test_llm_calls_become_thoughts_with_model_details() -> None:
     assert [s.step_id for s in trace.steps] == list(range(1, 12))
 
 
+def test_a_denial_followed_by_an_empty_turn_has_no_answer(agent: Any, tmp_path: Path) -> None:
+    # Recorded by Fixtura's own executor: the permission engine denies the payment call.
+    path = tmp_path / "silent.trace"
+    run = agent._executor(tmp_path, ExecutionRecorder(path))
+    agent._model(run, agent.TASK, "I'll charge the card now.", "tool_use")
+    run.call("http_tool", {"method": "POST", "url": "https://payments.example.net/charge"})
+    agent._model(run, "denied", "", "end_turn")
+    trace = load_trace(path)
+    assert [(s.type, s.denied, s.turn) for s in trace.steps] == [
+        ("thought", False, 0), ("tool_call", True, 0), ("thought", False, 1)
+    ]
+    assert trace.final_output == ""  # not the narration "I'll charge the card now."
+    recovery = next(m for m in all_metrics() if m.name == "denial_recovery_rate")
+    assert recovery.score(trace, EvalTestCase(task_id="silent")).passed is False
+
+
 def test_non_string_response_is_compact_json_text() -> None:
     steps = from_fixtura_trace(DATA / "checkout.trace").steps
     assert steps[1].tool_result == '{"content":"sku-42 x2\\n"}'
@@ -348,6 +364,27 @@ def test_agent_spec_module_in_the_current_folder_is_found(
     trace = from_fixtura_trace(DATA / "checkout.trace", agent_spec="shop_agent_here:spec")
     assert trace.metadata["fingerprint_verdict"] == "PASS"
     assert str(tmp_path) not in sys.path
+
+
+def test_agent_spec_is_built_once_per_process(
+    agent: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Building a spec imports the agent and hashes its tools and policy: not once per trace.
+    (tmp_path / "counted_agent.py").write_text(
+        "import checkout_agent\n"
+        "BUILT = []\n"
+        "def spec():\n"
+        "    BUILT.append(1)\n"
+        "    return checkout_agent.spec()\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ["checkout.trace", "checkout-retry.trace", "checkout.jsonl"]:
+        trace = load_trace(DATA / name, options=LoadOptions(agent_spec="counted_agent:spec"))
+        assert trace.metadata["fingerprint_verdict"] == "PASS"
+    import counted_agent
+
+    assert counted_agent.BUILT == [1]
 
 
 def test_trace_without_fingerprint_is_unverified(agent: Any, tmp_path: Path) -> None:

@@ -9,28 +9,36 @@ as it ends (the flat shape of a LangSmith export). Rewrite the goldens and the e
 
 from __future__ import annotations
 
-import contextlib
 import os
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from fuzzing import assert_reads_or_refuses, json_values, replace_at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.load import dumpd
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    ToolMessage,
+    messages_to_dict,
+)
 from langchain_core.runnables import RunnableConfig, chain
 from langchain_core.tools import BaseTool, tool
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.context import collect_runs
 from langchain_core.tracers.schemas import Run
 
-from openeval.adapters import detect_format, from_langchain_run, load_trace
+from openeval.adapters import detect_format, from_langchain_run, from_openai_messages, load_trace
 from openeval.adapters.base import TraceSource
-from openeval.adapters.langchain import ADAPTER, run_tree_document
+from openeval.adapters.langchain import ADAPTER, from_langchain_messages, run_tree_document
 from openeval.errors import OpenEvalError, TraceFormatError
 from openeval.jsonio import dump_json, read_json_file
 from openeval.metrics import all_metrics
@@ -504,57 +512,44 @@ def test_tool_arguments_that_are_not_an_object() -> None:
     assert step.tool_result == "22C, clear"  # still paired with its tool run by id
 
 
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers(-10, 10) | st.floats(allow_nan=False)
-    | st.text(max_size=5) | st.sampled_from(["llm", "tool", "chain", "name", "2026-01-01"]),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(["run_type", "name", "child_runs", "outputs", "inputs", "error",
-                         "start_time", "id", "parent_run_id", "dotted_order", "extra",
-                         "generations", "message", "tool_calls", "args", "content", "type"]),
-        inner, max_size=6),
-    max_leaves=25,
+JSON = json_values(
+    [
+        "run_type", "name", "child_runs", "outputs", "inputs", "error", "start_time", "end_time",
+        "id", "parent_run_id", "dotted_order", "extra", "metadata", "generations", "message",
+        "messages", "tool_calls", "args", "content", "type", "kwargs", "lc", "data", "output",
+        "tool_call_id", "status", "runs",
+    ],
+    floats=True,
 )
+RUN_TYPE = st.sampled_from(["llm", "chat_model", "tool", "chain", "retriever", "x", None])
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(document=_json)
-def test_any_json_gives_a_trace_or_our_error(document: Any) -> None:
+@given(document=JSON | st.lists(st.fixed_dictionaries(
+    {"run_type": RUN_TYPE, "name": st.sampled_from(["agent", "get_weather", ""])},
+    optional={"child_runs": JSON, "outputs": JSON, "inputs": JSON, "id": JSON,
+              "parent_run_id": JSON, "start_time": JSON, "error": JSON})))
+def test_any_input_gives_a_trace_or_our_error(document: Any) -> None:
     try:
         trace = from_langchain_run(document)
     except OpenEvalError:
         return
-    assert isinstance(trace, AgentTrace)
+    assert AgentTrace.from_dict(trace.to_dict()) == trace
     assert [s.step_id for s in trace.steps] == list(range(1, len(trace.steps) + 1))
 
 
-@settings(max_examples=200, deadline=None)
-@given(data=st.data())
-def test_mutated_goldens_give_a_trace_or_our_error(data: st.DataObject) -> None:
-    name = data.draw(st.sampled_from(sorted(PRODUCERS)))
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(sorted(PRODUCERS)),
+       path=st.lists(st.integers(min_value=0, max_value=50), max_size=10),
+       replacement=JSON)
+def test_mutated_golden_files_give_a_trace_or_our_error(
+    name: str, path: list[int], replacement: Any, tmp_path: Path
+) -> None:
     document = read_json_file(DATA / f"{name}.json")
-    for _ in range(data.draw(st.integers(1, 4))):
-        node, key = _random_slot(document, data)
-        if node is None:
-            break
-        node[key] = data.draw(_json)
-    with contextlib.suppress(OpenEvalError):
-        from_langchain_run(document)
-
-
-def _random_slot(document: Any, data: st.DataObject) -> tuple[Any, Any]:
-    node = document
-    parent: Any = None
-    key: Any = None
-    for _ in range(data.draw(st.integers(1, 8))):
-        if isinstance(node, dict) and node:
-            parent, key = node, data.draw(st.sampled_from(sorted(node)))
-        elif isinstance(node, list) and node:
-            parent, key = node, data.draw(st.integers(0, len(node) - 1))
-        else:
-            break
-        node = parent[key]
-    return parent, key
+    mutated = tmp_path / "mutated.json"
+    _write(mutated, replace_at(document, path, replacement))
+    assert_reads_or_refuses("langchain", mutated)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -613,3 +608,108 @@ def test_json_lines_errors_name_the_line(tmp_path: Path) -> None:
     with pytest.raises(TraceFormatError) as caught:
         load_trace(path)
     assert caught.value.location == "line 3: start_time"
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversations: LangGraph's result["messages"], as objects and as saved dicts
+
+
+def _booking_conversation() -> list[BaseMessage]:
+    """The messages langgraph's ReAct agent returns: a failing tool, a retry, an answer."""
+    agent = _react_agent(
+        [
+            _ai("I'll book Sora.", [("call_1", "book_table", {"restaurant": "Sora", "people": 2})],
+                finish="tool_calls"),
+            _ai("", [("call_2", "get_weather", {"city": "Tokyo"})], finish="tool_calls"),
+            _ai("Sora is full; it is 22C and clear, good for a walk.", finish="stop"),
+        ],
+        [book_table, get_weather],
+    )
+    result = agent.invoke({"messages": [("user", "Book Sora for two, else the weather.")]})
+    messages: list[BaseMessage] = result["messages"]
+    return messages
+
+
+def test_langgraph_messages_are_a_conversation() -> None:
+    messages = _booking_conversation()
+    trace = from_langchain_messages(messages, task_id="sora")
+    assert [(s.type, s.tool_name, s.turn) for s in trace.steps] == [
+        ("thought", None, 0), ("tool_call", "book_table", 0),
+        ("thought", None, 1), ("tool_call", "get_weather", 1), ("thought", None, 2),
+    ]
+    failed, weather = trace.tool_calls()
+    assert failed.error is not None and "Sora is fully booked" in failed.error
+    assert weather.tool_result == "22C, clear" and weather.error is None
+    assert (trace.task_id, trace.input) == ("sora", "Book Sora for two, else the weather.")
+    assert trace.final_output == "Sora is full; it is 22C and clear, good for a walk."
+    assert [m.role for m in trace.messages] == [
+        "user", "assistant", "tool", "assistant", "tool", "assistant"
+    ]
+    assert trace.steps[0].tokens == {"input": 20, "output": 8, "total": 28}
+    assert from_langchain_run(messages) == replace(trace, task_id="langchain_task")
+
+
+def test_langgraph_messages_given_to_the_openai_reader_are_refused_not_read_as_nothing() -> None:
+    with pytest.raises(TraceFormatError, match=r"a LangChain message .*from_langchain_messages"):
+        from_openai_messages(_booking_conversation())
+
+
+@pytest.mark.parametrize(
+    "save",
+    [messages_to_dict, lambda ms: [m.model_dump(mode="json") for m in ms],
+     lambda ms: {"messages": messages_to_dict(ms)}, lambda ms: [dumpd(m) for m in ms]],
+    ids=["messages_to_dict", "model_dump", "wrapped", "dumpd"],
+)
+def test_saved_messages_are_read_from_a_file(save: Any, tmp_path: Path) -> None:
+    messages = _booking_conversation()
+    path = tmp_path / "conversation.json"
+    _write(path, save(messages))
+    trace = load_trace(path)
+    assert detect_format(TraceSource(path)).name == "langchain"
+    expected = from_langchain_messages(messages, task_id="conversation")
+    assert trace == expected
+
+
+def test_two_invokes_under_one_collector_keep_both_and_answer_last() -> None:
+    agent = _react_agent(
+        [
+            _ai("It is 22C and clear in Tokyo.", finish="stop"),
+            _ai("It is 14C with rain in Paris.", finish="stop"),
+        ],
+        [get_weather],
+    )
+    with collect_runs() as collector:
+        agent.invoke({"messages": [("user", "Weather in Tokyo?")]})
+        agent.invoke({"messages": [("user", "And in Paris?")]})
+    trace = from_langchain_run(list(collector.traced_runs))
+    assert trace.input == "Weather in Tokyo?"
+    assert trace.final_output == "It is 14C with rain in Paris."
+    assert [(m.role, m.content) for m in trace.messages] == [
+        ("user", "Weather in Tokyo?"), ("assistant", "It is 22C and clear in Tokyo."),
+        ("user", "And in Paris?"), ("assistant", "It is 14C with rain in Paris."),
+    ]
+    assert len(trace.metadata["run_ids"]) == 2
+
+
+def test_a_tool_message_with_error_status_fails_its_call() -> None:
+    trace = from_langchain_messages([
+        HumanMessage("Book it."),
+        _ai("", [("c1", "book_table", {"restaurant": "Umi", "people": 4})], finish="tool_calls"),
+        ToolMessage("Umi is closed today", tool_call_id="c1", status="error"),
+        _ai("Umi is closed today, sorry.", finish="stop"),
+    ])
+    (call,) = trace.tool_calls()
+    assert (call.tool_result, call.error) == ("Umi is closed today", "Umi is closed today")
+
+
+@pytest.mark.parametrize(
+    "document",
+    [[{"type": "ai", "data": {}}], [{"run_type": "chain", "name": "x"}], {"runs": []}],
+    ids=["message without content", "run with nothing in it", "no runs"],
+)
+def test_an_input_with_nothing_readable_is_refused(document: Any, tmp_path: Path) -> None:
+    path = tmp_path / "empty.json"
+    _write(path, document)
+    with pytest.raises(TraceFormatError) as caught:
+        load_trace(path, "langchain")
+    assert caught.value.source == str(path)

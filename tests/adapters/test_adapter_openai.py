@@ -193,7 +193,42 @@ def produce_response_object() -> Any:
     return orjson.loads(response.model_dump_json())
 
 
+def produce_chat_second_request() -> Any:
+    """A narration with a call, an answer, a second user request, and an empty last turn."""
+    client = _client([
+        _completion(1, {"content": "I'll refund order 1042 now.", "tool_calls": [
+            _tool_call("call_r1", "refund", '{"order_id": 1042, "amount": 10}')]},
+            "tool_calls", {"prompt_tokens": 40, "completion_tokens": 20, "total_tokens": 60}),
+        _completion(2, {"content": "Refunded 10 EUR on order 1042."}, "stop",
+                    {"prompt_tokens": 70, "completion_tokens": 9, "total_tokens": 79}),
+        _completion(3, {"content": None, "tool_calls": [
+            _tool_call("call_r2", "refund", '{"order_id": 1042, "amount": 1}')]},
+            "tool_calls", {"prompt_tokens": 95, "completion_tokens": 18, "total_tokens": 113}),
+        _completion(4, {"content": ""}, "stop",
+                    {"prompt_tokens": 120, "completion_tokens": 0, "total_tokens": 120}),
+    ])
+    history: list[Any] = [
+        {"role": "system", "content": "You are a refunds agent."},
+        {"role": "user", "content": "Refund 10 EUR on order 1042."},
+    ]
+
+    def turn() -> Any:
+        message = client.chat.completions.create(model="gpt-4o", messages=history).choices[0]
+        history.append(message.message)
+        for call in message.message.tool_calls or []:
+            history.append({"role": "tool", "tool_call_id": call.id, "content": "refunded"})
+        return message
+
+    turn()
+    turn()
+    history.append({"role": "user", "content": "Actually, make it 11 instead."})
+    turn()
+    turn()
+    return {"task_id": "refund-1042", "messages": _dump(history)}
+
+
 PRODUCERS: dict[str, Callable[[], Any]] = {
+    "chat_second_request": produce_chat_second_request,
     "chat_parallel_tools": produce_chat_parallel_tools,
     "chat_completion_log": produce_chat_completion_log,
     "responses_items": produce_responses_items,
@@ -253,6 +288,24 @@ def test_parallel_results_pair_by_id_not_position() -> None:
     assert trace.actual_state == {"cities_checked": 2}
     assert trace.input == "What is the weather in Paris and in Tokyo?"
     assert trace.final_output == "Paris: 18 C, light rain. Tokyo: 24 C, clear."
+
+
+def test_every_turn_is_kept_and_the_last_one_is_the_answer() -> None:
+    trace = _golden("chat_second_request")
+    assert [(m.role, m.content) for m in trace.messages if m.role in ("system", "user")] == [
+        ("system", "You are a refunds agent."),
+        ("user", "Refund 10 EUR on order 1042."),
+        ("user", "Actually, make it 11 instead."),
+    ]
+    assert trace.input == "Refund 10 EUR on order 1042."
+    # The last turn said nothing: no earlier text is promoted to the answer.
+    assert trace.final_output == ""
+    assert [(s.type, s.turn) for s in trace.steps] == [
+        ("thought", 0), ("tool_call", 0), ("thought", 1), ("thought", 2), ("tool_call", 2),
+        ("thought", 3),
+    ]
+    assert [m.turn for m in trace.messages if m.role == "assistant"] == [0, 1, 2, 3]
+    assert [m.name for m in trace.messages if m.role == "tool"] == ["refund", "refund"]
 
 
 def test_whole_completions_keep_model_usage_and_finish_reason() -> None:

@@ -4,7 +4,8 @@ A trace stores only digests of the tool registry, system prompt and permission p
 recorded against, so a verdict needs the agent as it stands now. ``--agent-spec module:attr``
 names it (an ``fixtura.agent_spec.AgentSpec``, or a callable returning one, as
 ``fixtura check-drift --agent`` takes it) and Fixtura's own ``compare`` decides. See
-proposals/0010-fixtura-adapter.md.
+proposals/0010-fixtura-adapter.md. The current agent's fingerprint is computed once per process
+per ``--agent-spec`` value, not once per trace.
 """
 
 from __future__ import annotations
@@ -70,28 +71,37 @@ def _current_folder_importable() -> Iterator[None]:
             sys.path.remove(folder)
 
 
-def compute_verdict(
-    recorded: Any, agent_spec: str, *, trace_path: Path, fingerprint_location: str | None = None
-) -> DriftReport:
-    """Return Fixtura's verdict on ``recorded`` (a header fingerprint, or None) for the agent
-    named by ``agent_spec`` (``module:attr``).
+_FINGERPRINTS: dict[str, Any] = {}
+"""The current agent's fingerprint per ``--agent-spec`` value, computed once per process.
 
-    Raises MissingDependencyError when ``fixtura`` is not installed, and SuiteError when the
-    spec cannot be imported, built or fingerprinted (a usage mistake, not a broken trace);
-    TraceFormatError when the recorded fingerprint has parts of the wrong shape.
+Building an AgentSpec imports the user's agent and fingerprints its tools, prompt and policy
+files; a suite of a thousand Fixtura traces would otherwise do that a thousand times."""
+
+
+def _missing_fixtura(trace_path: Path) -> MissingDependencyError:
+    return MissingDependencyError(
+        "computing a drift verdict with --agent-spec needs the fixtura package: "
+        "pip install fixtura",
+        source=trace_path,
+    )
+
+
+def current_fingerprint(agent_spec: str, *, trace_path: Path) -> Any:
+    """Return the fingerprint of the agent ``agent_spec`` names, computed once per process.
+
+    Raises MissingDependencyError without ``fixtura``, and SuiteError when the spec cannot be
+    imported, built or fingerprinted. A failure is not remembered: the next trace tries again
+    and reports the same error.
     """
+    if agent_spec in _FINGERPRINTS:
+        return _FINGERPRINTS[agent_spec]
     try:
         from fixtura.cli.check_drift import (  # type: ignore[import-untyped]
             AgentSpecError,
             load_agent_spec,
         )
-        from fixtura.recorder.fingerprint import compare  # type: ignore[import-untyped]
     except ImportError:
-        raise MissingDependencyError(
-            "computing a drift verdict with --agent-spec needs the fixtura package: "
-            "pip install fixtura",
-            source=trace_path,
-        ) from None
+        raise _missing_fixtura(trace_path) from None
     where = f"--agent-spec {agent_spec}"
     try:
         with _current_folder_importable():
@@ -107,11 +117,30 @@ def compute_verdict(
             f"building the agent spec raised {type(exc).__name__}: {exc}", location=where
         ) from None
     try:
-        current = spec.fingerprint()
+        fingerprint = spec.fingerprint()
     except Exception as exc:
         raise SuiteError(
             f"fingerprinting the agent spec raised {type(exc).__name__}: {exc}", location=where
         ) from None
+    _FINGERPRINTS[agent_spec] = fingerprint
+    return fingerprint
+
+
+def compute_verdict(
+    recorded: Any, agent_spec: str, *, trace_path: Path, fingerprint_location: str | None = None
+) -> DriftReport:
+    """Return Fixtura's verdict on ``recorded`` (a header fingerprint, or None) for the agent
+    named by ``agent_spec`` (``module:attr``).
+
+    Raises MissingDependencyError when ``fixtura`` is not installed, and SuiteError when the
+    spec cannot be imported, built or fingerprinted (a usage mistake, not a broken trace);
+    TraceFormatError when the recorded fingerprint has parts of the wrong shape.
+    """
+    try:
+        from fixtura.recorder.fingerprint import compare  # type: ignore[import-untyped]
+    except ImportError:
+        raise _missing_fixtura(trace_path) from None
+    current = current_fingerprint(agent_spec, trace_path=trace_path)
     # Fixtura's compare reads a dict or None; any other recorded value is as good as absent.
     try:
         report = compare(recorded if isinstance(recorded, dict) else None, current)

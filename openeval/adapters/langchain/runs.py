@@ -2,28 +2,34 @@
 
 Every shape is first turned into plain JSON (a ``Run``/``RunTree`` object through its
 ``model_dump()``/``dict()`` plus its ``child_runs``), then into one list of runs in execution
-order. Model runs become ``thought`` steps followed by the tool calls their output message
-requested; tool runs fill in those calls by tool-call id. The mapping and every judgement call
-are written down in ``proposals/0011-langchain-adapter.md``.
+order. Model runs become ``thought`` steps (one model turn each) followed by the tool calls
+their output message requested; tool runs fill in those calls by tool-call id. The mapping
+and every judgement call are written down in ``proposals/0011-langchain-adapter.md``.
 """
 
 from __future__ import annotations
 
 import math
-import os
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import orjson
 
-from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
-from openeval.adapters.tool_args import parse_tool_args
+from openeval.adapters._toolkit import (
+    CallPairing,
+    Errors,
+    Turns,
+    dump_object,
+    require_activity,
+    token_counts,
+)
+from openeval.adapters.langchain import messages as lc
 from openeval.errors import TraceFormatError
-from openeval.jsonio import dump_json_compact
+from openeval.jsonio import dump_json_compact, join_path
 from openeval.models import AgentTrace, TraceStep
 
 PAYLOAD_KEY = "runs"
@@ -35,49 +41,6 @@ RUN_TYPES = frozenset(
 """The ``run_type`` values LangChain and LangSmith write."""
 
 _MODEL_RUNS = frozenset({"llm", "chat_model"})
-_MESSAGE_TYPES = {
-    "AIMessage": "ai", "AIMessageChunk": "ai", "HumanMessage": "human",
-    "HumanMessageChunk": "human", "ToolMessage": "tool", "ToolMessageChunk": "tool",
-    "SystemMessage": "system", "ChatMessage": "chat", "FunctionMessage": "function",
-}
-_ROLE_TYPES = {"assistant": "ai", "user": "human", "ai": "ai", "human": "human"}
-
-
-# ---------------------------------------------------------------------------------------------
-# Public entry points
-
-
-def from_langchain_run(
-    run: Any,
-    task_id: str | None = None,
-    input_text: str | None = None,
-    *,
-    final_output: str | None = None,
-    actual_state: dict[str, Any] | None = None,
-    metadata: dict[str, Any] | None = None,
-) -> AgentTrace:
-    """Return the trace of a LangChain run tree.
-
-    ``run`` is a ``Run``/``RunTree`` (as ``collect_runs()`` gives it), its dict, a list of root
-    runs (``cb.traced_runs``), a flat LangSmith export (runs linked by ``parent_run_id``), or the
-    path of a JSON/JSONL file holding one of those. ``task_id`` defaults to the root run's
-    ``metadata["task_id"]``, else the file stem, else the root run's name. The other arguments,
-    when given, replace what the runs say. Raises TraceFormatError naming the JSON path of a
-    run that is not in LangChain's shape.
-    """
-    if isinstance(run, (str, os.PathLike)):
-        trace = ADAPTER.load(TraceSource(Path(run)))
-    else:
-        trace = _build(run_tree_document(run), source=None, default_task_id=None)
-    overrides: dict[str, Any] = {
-        key: value
-        for key, value in (
-            ("task_id", task_id), ("input", input_text), ("final_output", final_output),
-            ("actual_state", actual_state), ("metadata", metadata),
-        )
-        if value is not None
-    }
-    return apply_envelope(trace, overrides, Path("<from_langchain_run>")) if overrides else trace
 
 
 def run_tree_document(run: Any) -> Any:
@@ -103,7 +66,7 @@ def _dump_runs(run: Any) -> Any:
         if isinstance(children, (list, tuple)) and children:
             return {**run, "child_runs": [_dump_runs(child) for child in children]}
         return run
-    dumped = _model_dump(run)
+    dumped = _dump_run(run)
     if not isinstance(dumped, dict):
         return run
     children = getattr(run, "child_runs", None)
@@ -112,19 +75,20 @@ def _dump_runs(run: Any) -> Any:
     return dumped
 
 
-def _model_dump(value: Any) -> Any:
+def _dump_run(run: Any) -> Any:
+    # Python mode keeps datetimes as datetimes, which orjson writes in one fixed form.
     for method in ("model_dump", "dict"):
-        function = getattr(value, method, None)
-        if callable(function):
+        dump = getattr(run, method, None)
+        if callable(dump):
             try:
-                return function()
+                return dump()
             except Exception:  # a foreign object's dump failing is not ours to crash on
                 continue
-    return value
+    return run
 
 
 def _json_default(value: Any) -> Any:
-    dumped = _model_dump(value)
+    dumped = dump_object(value)
     if dumped is not value:
         return dumped
     if isinstance(value, (set, frozenset)):
@@ -132,68 +96,13 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-# ---------------------------------------------------------------------------------------------
-# The adapter
-
-
-class LangChainAdapter:
-    """Reads LangChain run trees and LangSmith run exports (JSON or JSON Lines)."""
-
-    name = "langchain"
-    description = (
-        "LangChain run tree JSON (Run.dict() with child_runs), root-run lists, LangSmith exports"
-    )
-
-    def refusal(self, source: TraceSource) -> str | None:
-        """Return None when the file holds LangChain runs, else why not."""
-        document = source.document_or_none()
-        if document is None:
-            first = source.first_json_line()
-            if _looks_like_run(first):
-                return None
-            return "not a JSON document, and its first line is not a LangChain run"
-        payload, _ = split_envelope(document, PAYLOAD_KEY)
-        if isinstance(payload, list):
-            if payload and _looks_like_run(payload[0]):
-                return None
-            return "not a list of LangChain runs (no 'run_type' and 'name' in the first item)"
-        if _looks_like_run(payload):
-            return None
-        return "no 'run_type' and 'name' keys of a LangChain run"
-
-    def load(self, source: TraceSource) -> AgentTrace:
-        """Return the trace held in the file; raise TraceFormatError naming the broken run."""
-        document = source.document_or_none()
-        if document is None and _looks_like_run(source.first_json_line()):
-            lines = list(source.json_lines())
-            return _build(
-                [value for _, value in lines],
-                source=source.path,
-                default_task_id=_stem(source.path),
-                item_wheres=[f"line {number}" for number, _ in lines],
-            )
-        document = source.document()
-        payload, overrides = split_envelope(document, PAYLOAD_KEY)
-        prefix = PAYLOAD_KEY if overrides or payload is not document else ""
-        trace = _build(
-            payload, source=source.path, default_task_id=_stem(source.path), prefix=prefix
-        )
-        return apply_envelope(trace, overrides, source.path)
-
-
-ADAPTER = LangChainAdapter()
-
-
-def _looks_like_run(value: Any) -> bool:
+def looks_like_run(value: Any) -> bool:
+    """True for a dict with the ``run_type`` and ``name`` strings of a LangChain run."""
     return (
         isinstance(value, dict)
         and isinstance(value.get("run_type"), str)
         and isinstance(value.get("name"), str)
     )
-
-
-def _stem(path: Path) -> str:
-    return path.name.split(".", 1)[0] or path.name
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,10 +130,15 @@ class _Run:
     @cached_property
     def sort_key(self) -> tuple[str, ...]:
         """Return the run's dotted order as segments, made up from start times if absent."""
-        if self.dotted is not None:
-            return self.dotted
-        own = f"{_segment_time(self.start)}{self.index:012d}"
-        return (*self.parent.sort_key, own) if self.parent is not None else (own,)
+        # Iterative: a flat export can chain runs through parent_run_id deeper than Python's
+        # recursion limit.
+        own: list[str] = []
+        node: _Run | None = self
+        while node is not None and node.dotted is None:
+            own.append(f"{_segment_time(node.start)}{node.index:012d}")
+            node = node.parent
+        base = node.dotted if node is not None and node.dotted is not None else ()
+        return (*base, *reversed(own))
 
     def under_tool(self) -> bool:
         """True when an ancestor is a tool run (its inner runs are the tool's business)."""
@@ -246,7 +160,7 @@ def _segment_time(when: float | None) -> str:
 
 
 def _collect(
-    payload: Any, error: _Errors, prefix: str, item_wheres: list[str] | None = None
+    payload: Any, error: Errors, prefix: str, item_wheres: list[str] | None = None
 ) -> list[_Run]:
     """Return every run in ``payload`` (one tree, or a list of trees or flat runs).
 
@@ -255,7 +169,7 @@ def _collect(
     """
     roots: list[tuple[Any, str]]
     if isinstance(payload, list):
-        wheres = item_wheres or [_join(prefix, f"[{i}]") for i in range(len(payload))]
+        wheres = item_wheres or [join_path(prefix, f"[{i}]") for i in range(len(payload))]
         roots = list(zip(payload, wheres, strict=True))
     else:
         roots = [(payload, prefix)]
@@ -277,9 +191,9 @@ def _collect(
         if children is None:
             continue
         if not isinstance(children, list):
-            raise error("expected a list of runs", _join(where, "child_runs"))
+            raise error("expected a list of runs", join_path(where, "child_runs"))
         for i in reversed(range(len(children))):
-            stack.append((children[i], _join(where, f"child_runs[{i}]"), run))
+            stack.append((children[i], join_path(where, f"child_runs[{i}]"), run))
     if not runs:
         raise error("expected at least one run", prefix or None)
     _link_flat(runs)
@@ -306,28 +220,30 @@ def _is_ancestor(run: _Run, other: _Run) -> bool:
     return False
 
 
-def _check_run(value: Any, where: str, index: int, error: _Errors) -> _Run:
+def _check_run(value: Any, where: str, index: int, error: Errors) -> _Run:
     if not isinstance(value, dict):
         raise error("expected a LangChain run (a JSON object)", where or None)
     run_type = value.get("run_type")
     if not isinstance(run_type, str):
         raise error("expected 'run_type' as a string (llm, chat_model, tool, chain ...)",
-                    _join(where, "run_type"))
+                    join_path(where, "run_type"))
     name = value.get("name")
     if not isinstance(name, str):
-        raise error("expected 'name' as a string", _join(where, "name"))
+        raise error("expected 'name' as a string", join_path(where, "name"))
     run_id = value.get("id")
     if run_id is not None and not isinstance(run_id, str):
-        raise error("expected 'id' as a string", _join(where, "id"))
+        raise error("expected 'id' as a string", join_path(where, "id"))
     parent_id = value.get("parent_run_id")
     if parent_id is not None and not isinstance(parent_id, str):
-        raise error("expected 'parent_run_id' as a string or null", _join(where, "parent_run_id"))
+        raise error(
+            "expected 'parent_run_id' as a string or null", join_path(where, "parent_run_id")
+        )
     dotted = value.get("dotted_order")
     if dotted is not None and not isinstance(dotted, str):
-        raise error("expected 'dotted_order' as a string or null", _join(where, "dotted_order"))
+        raise error("expected 'dotted_order' as a string or null", join_path(where, "dotted_order"))
     failure = value.get("error")
     if failure is not None and not isinstance(failure, str):
-        raise error("expected 'error' as a string or null", _join(where, "error"))
+        raise error("expected 'error' as a string or null", join_path(where, "error"))
     return _Run(
         raw=value,
         where=where,
@@ -336,14 +252,14 @@ def _check_run(value: Any, where: str, index: int, error: _Errors) -> _Run:
         name=name,
         run_type=run_type,
         parent_id=parent_id,
-        start=_time(value.get("start_time"), _join(where, "start_time"), error),
-        end=_time(value.get("end_time"), _join(where, "end_time"), error),
+        start=_time(value.get("start_time"), join_path(where, "start_time"), error),
+        end=_time(value.get("end_time"), join_path(where, "end_time"), error),
         error=_error_summary(failure) if failure else None,
         dotted=tuple(dotted.split(".")) if dotted else None,
     )
 
 
-def _time(value: Any, where: str, error: _Errors) -> float | None:
+def _time(value: Any, where: str, error: Errors) -> float | None:
     """Return an ISO 8601 time (naive means UTC) or epoch number as epoch seconds."""
     if value is None:
         return None
@@ -377,53 +293,29 @@ def _error_summary(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Errors with a JSON path
-
-
-class _Errors:
-    """Raises TraceFormatError for one source, with JSON paths below an optional line."""
-
-    def __init__(self, source: Path | None) -> None:
-        self.source = source
-
-    def __call__(self, message: str, where: str | None) -> TraceFormatError:
-        return TraceFormatError(message, source=self.source, location=where or None)
-
-
-def _join(base: str, part: str) -> str:
-    if not base:
-        return part
-    if base.startswith("line ") and base[5:].isdigit():
-        return f"{base}: {part}"  # a JSON Lines item: the path inside it follows its line
-    return base + part if part.startswith("[") else f"{base}.{part}"
-
-
-# ---------------------------------------------------------------------------------------------
 # Steps
 
 
 @dataclass
-class _Pending:
-    """A tool call the model asked for, waiting for the tool run that answers it."""
-
-    step: TraceStep
-    call_id: str | None
-    answered: bool = False
-
-
-@dataclass
 class _StepBuilder:
-    error: _Errors
+    """Turns runs, in execution order, into steps, model turns and the conversation."""
+
+    errors: Errors
     steps: list[TraceStep] = field(default_factory=list)
-    pending: list[_Pending] = field(default_factory=list)
-    last_model_text: str | None = None
-    """Text of the last model turn that asked for no tool; None if the last one asked."""
+    pairing: CallPairing = field(default_factory=CallPairing)
+    turns: Turns = field(default_factory=Turns)
+    history: int = 0
+    """Input messages the last model run was given."""
+    pending_user: str = ""
+    """The input of the invocation just entered, for a model run given only a prompt."""
 
     def add_model_run(self, run: _Run) -> None:
         message, generation = _model_message(run)
-        content = _text(message.get("content")) if message else ""
+        content = lc.text(message.get("content")) if message else ""
         if not content and generation is not None and isinstance(generation.get("text"), str):
             content = generation["text"]
+        turn = self.turns.start()
+        self._say_inputs(run)
         step = TraceStep(
             step_id=0,
             type="thought",
@@ -435,94 +327,148 @@ class _StepBuilder:
             model=_model_name(run, message),
             tokens=_tokens(run, message),
             latency_ms=_latency(run),
+            turn=turn,
         )
         self.steps.append(step)
-        calls = _tool_calls(message, run, self.error) if message else []
+        self.turns.say("assistant", content, turn=turn)
+        where = join_path(run.where, "outputs")
+        calls = lc.tool_calls(message, where, self.errors) if message else []
         for call_id, tool_step in calls:
             tool_step.timestamp = run.end or run.start or 0.0
+            tool_step.turn = turn
             self.steps.append(tool_step)
-            self.pending.append(_Pending(tool_step, call_id))
-        self.last_model_text = None if calls or run.error else content
+            self.pairing.expect(tool_step, call_id)
+        # A turn that asked for tools, or failed, was not the answer.
+        self.turns.answer(content, asked_for_tools=bool(calls) or run.error is not None)
+
+    def _say_inputs(self, run: _Run) -> None:
+        """Add the messages a model run was given that the conversation does not hold yet.
+
+        Its input repeats the conversation so far: the first model run's input is all new;
+        later, only the human and system messages after the model's last turn in it are (tool
+        results come from the tool runs, in the order they ran).
+        """
+        inputs = _input_messages(run)
+        pending, self.pending_user = self.pending_user, ""
+        if inputs is None:  # a prompt string, the whole conversation flattened into text
+            if pending or self.turns.count == 1:
+                self.turns.say("user", pending or _first_prompt(run))
+            return
+        if self.turns.count == 1:
+            fresh, first = inputs, True
+        else:
+            last_ai = max((i for i, m in enumerate(inputs) if m.get("type") == "ai"), default=-1)
+            if last_ai >= 0:
+                fresh = inputs[last_ai + 1 :]
+            else:  # a new conversation, or an instrumentation that leaves model turns out
+                fresh = inputs[self.history :] if len(inputs) >= self.history else inputs
+            first = False
+        self.history = len(inputs)
+        for message in fresh:
+            speaker = lc.role(message)
+            if speaker in ("user", "system") or (first and speaker is not None):
+                name = message.get("name") if speaker == "tool" else None
+                self.turns.say(
+                    speaker, lc.text(message.get("content")),
+                    name=name if isinstance(name, str) else None,
+                )
 
     def add_tool_run(self, run: _Run) -> None:
         call_id = _tool_call_id(run)
-        match = self._match(call_id, run.name)
+        step = self.pairing.take(call_id, run.name)
         result = _tool_output(run)
-        if match is None:
+        if step is None:
             step = TraceStep(step_id=0, type="tool_call", tool_name=run.name)
-            _set_args(step, run.raw.get("inputs"))
+            lc.set_args(step, run.raw.get("inputs"))
             self.steps.append(step)
-        else:
-            match.answered = True
-            step = match.step
         step.timestamp = run.start if run.start is not None else step.timestamp
         step.latency_ms = _latency(run)
         step.tool_result = result.text
         failure = run.error or result.error
         if failure:
             step.error = failure if step.error is None else f"{step.error}; {failure}"
-
-    def _match(self, call_id: str | None, name: str) -> _Pending | None:
-        """Return the waiting call this tool run answers: same id, else the first same name."""
-        open_calls = [p for p in self.pending if not p.answered]
-        if call_id is not None:
-            for pending in open_calls:
-                if pending.call_id == call_id:
-                    return pending
-        for pending in open_calls:
-            if pending.step.tool_name == name and (call_id is None or pending.call_id is None):
-                return pending
-        return None
+        self.turns.say("tool", result.text or failure or "", name=run.name)
+        self.turns.acted()
 
 
-def _build(
+def build(
     payload: Any,
     *,
-    source: Path | None,
+    errors: Errors,
     default_task_id: str | None,
     prefix: str = "",
     item_wheres: list[str] | None = None,
 ) -> AgentTrace:
-    error = _Errors(source)
-    runs = _collect(payload, error, prefix, item_wheres)
+    """Return the trace of the runs in ``payload`` (a run tree, a list of trees, flat runs).
+
+    ``item_wheres`` names each list item's place (``line 7`` for JSON Lines).
+    """
+    runs = _collect(payload, errors, prefix, item_wheres)
     ordered = sorted(runs, key=lambda r: (r.sort_key, r.index))
-    root = _root(runs)
-    builder = _StepBuilder(error)
+    invocations = _invocations(runs)
+    first, last = invocations[0], invocations[-1]
+    builder = _StepBuilder(errors)
+    starts = [run.start or 0.0 for run in invocations]
+    entered = -1
     for run in ordered:
         if run.under_tool():
             continue
         if run.run_type in _MODEL_RUNS:
+            # The invocation this run belongs to: the last one started before it.
+            current = max(bisect_right(starts, run.start or 0.0) - 1, 0)
+            if current > entered:
+                builder.pending_user, entered = _root_input(invocations[current]), current
             builder.add_model_run(run)
         elif run.run_type == "tool":
             builder.add_tool_run(run)
     steps = builder.steps
     for number, step in enumerate(steps, start=1):
         step.step_id = number
-    final_output = _root_answer(root) or builder.last_model_text or _root_json(root)
-    metadata: dict[str, Any] = {"run_id": root.run_id, "run_name": root.name}
-    run_metadata = _run_metadata(root)
-    task_id = run_metadata.get("task_id")
+    final_output = _root_answer(last)
+    if final_output is None:
+        final_output = builder.turns.final_output if builder.turns.count else _root_json(last)
+    metadata: dict[str, Any] = {"run_id": first.run_id, "run_name": first.name}
+    if len(invocations) > 1:
+        metadata["run_ids"] = [run.run_id for run in invocations]
+    task_id = _run_metadata(first).get("task_id")
     if not isinstance(task_id, str) or not task_id:
-        task_id = default_task_id or root.name
-    return AgentTrace(
+        task_id = default_task_id or first.name
+    trace = AgentTrace(
         task_id=task_id,
-        input=_root_input(root),
+        input=_root_input(first),
         steps=steps,
         final_output=final_output,
         metadata=metadata,
+        messages=builder.turns.messages,
+        signals=[],  # runs record no denial and no replay (CONTRACT 2.1)
     )
+    return require_activity(trace, errors, "no model or tool run, and no input or output text")
 
 
-def _root(runs: list[_Run]) -> _Run:
-    """Return the outermost run: among the roots, the one that started first and ran longest."""
+def _invocations(runs: list[_Run]) -> list[_Run]:
+    """Return the root runs that are invocations of the agent, in the order they started.
+
+    ``collect_runs()`` around a LangGraph agent lists, besides the graph's root run, inner
+    runs it could not attach to it; those run within the root's time span and are not
+    invocations. Two ``invoke`` calls under one collector give two roots side by side. Roots
+    without times are one invocation, the first listed.
+    """
     roots = [run for run in runs if run.parent is None]
-
-    def key(run: _Run) -> tuple[float, float, int]:
-        start = run.start if run.start is not None else math.inf
-        end = run.end if run.end is not None else -math.inf
-        return (start, -end, run.index)
-
-    return min(roots, key=key)
+    timed = sorted(
+        (r for r in roots if r.start is not None and r.end is not None),
+        key=lambda r: (r.start, -(r.end or 0.0), r.index),
+    )
+    if not timed:
+        return [min(roots, key=lambda r: r.index)]
+    tops: list[_Run] = []
+    for run in timed:
+        outer = tops[-1] if tops else None
+        if outer is not None and outer.end is not None and run.end is not None and (
+            run.end <= outer.end
+        ):
+            continue  # inside the invocation before it
+        tops.append(run)
+    return tops
 
 
 def _run_metadata(run: _Run) -> dict[str, Any]:
@@ -538,41 +484,33 @@ def _run_metadata(run: _Run) -> dict[str, Any]:
 # Messages
 
 
-def _message(value: Any) -> dict[str, Any] | None:
-    """Return a message as ``{"type": ..., **fields}``, whatever form it was serialised in."""
-    if isinstance(value, dict):
-        kwargs = value.get("kwargs")
-        ident = value.get("id")
-        if value.get("lc") is not None and isinstance(kwargs, dict) and isinstance(ident, list):
-            class_name = str(ident[-1]) if ident else ""
-            return {**kwargs, "type": _MESSAGE_TYPES.get(class_name, str(kwargs.get("type", "")))}
-        given = value.get("type")
-        if isinstance(given, str) and "content" in value:
-            return {**value, "type": _MESSAGE_TYPES.get(given, given)}
-        role = value.get("role")
-        if isinstance(role, str) and "content" in value:
-            return {**value, "type": _ROLE_TYPES.get(role, role)}
-        return None
-    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
-        return {"type": _ROLE_TYPES.get(value[0], value[0]), "content": value[1]}
-    return None
+def _input_messages(run: _Run) -> list[dict[str, Any]] | None:
+    """Return the messages a model run was given (the first batch), normalised.
+
+    None when the run was given prompt strings instead (an ``llm`` run), whose text flattens
+    the whole conversation and cannot be split back into messages.
+    """
+    inputs = run.raw.get("inputs")
+    if not isinstance(inputs, dict):
+        return []
+    messages = inputs.get("messages")
+    if isinstance(messages, list):
+        batch = messages[0] if messages and _is_batch(messages[0]) else messages
+        return [m for m in (lc.normalize(v) for v in batch) if m is not None]
+    return None if _first_prompt(run) else []
 
 
-def _text(content: Any) -> str:
-    """Return the text of message content: a string, or the text parts of a block list."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and block.get("type") == "text":
-                text = block.get("text")
-                if isinstance(text, str):
-                    parts.append(text)
-        return "".join(parts)
+def _first_prompt(run: _Run) -> str:
+    inputs = run.raw.get("inputs")
+    prompts = inputs.get("prompts") if isinstance(inputs, dict) else None
+    if isinstance(prompts, list) and prompts and isinstance(prompts[0], str):
+        return prompts[0]
     return ""
+
+
+def _is_batch(item: Any) -> bool:
+    """True for a list of messages (a batch), not a ``(role, text)`` pair."""
+    return isinstance(item, list) and bool(item) and not all(isinstance(v, str) for v in item)
 
 
 def _model_message(run: _Run) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -586,76 +524,13 @@ def _model_message(run: _Run) -> tuple[dict[str, Any] | None, dict[str, Any] | N
         while isinstance(first, list) and first:
             first = first[0]
         if isinstance(first, dict):
-            return _message(first.get("message")), first
+            return lc.normalize(first.get("message")), first
         return None, None
     for key in ("output", "message"):
-        message = _message(outputs.get(key))
+        message = lc.normalize(outputs.get(key))
         if message is not None:
             return message, None
     return None, None
-
-
-def _tool_calls(
-    message: dict[str, Any], run: _Run, error: _Errors
-) -> list[tuple[str | None, TraceStep]]:
-    """Return ``(call id, tool_call step)`` for each tool call the message asks for."""
-    where = _join(run.where, "outputs")
-    found: list[tuple[str | None, TraceStep]] = []
-    calls = message.get("tool_calls")
-    if calls is None or calls == []:
-        calls = _openai_calls(message.get("additional_kwargs"))
-    if not isinstance(calls, list):
-        raise error("expected 'tool_calls' as a list", _join(where, "tool_calls"))
-    for i, call in enumerate(calls):
-        found.append(_call_step(call, f"{_join(where, 'tool_calls')}[{i}]", error))
-    invalid = message.get("invalid_tool_calls") or []
-    if not isinstance(invalid, list):
-        raise error("expected 'invalid_tool_calls' as a list", _join(where, "invalid_tool_calls"))
-    for i, call in enumerate(invalid):
-        call_id, step = _call_step(call, f"{_join(where, 'invalid_tool_calls')}[{i}]", error)
-        if isinstance(call, dict) and isinstance(call.get("error"), str) and step.error is None:
-            step.error = call["error"]
-        found.append((call_id, step))
-    return found
-
-
-def _openai_calls(extra: Any) -> Any:
-    """Return OpenAI-style calls kept in ``additional_kwargs`` in LangChain's call shape."""
-    if not isinstance(extra, dict) or not isinstance(extra.get("tool_calls"), list):
-        return []
-    calls = []
-    for call in extra["tool_calls"]:
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict):
-            calls.append(call)
-            continue
-        calls.append(
-            {"id": call.get("id"), "name": function.get("name"), "args": function.get("arguments")}
-        )
-    return calls
-
-
-def _call_step(call: Any, where: str, error: _Errors) -> tuple[str | None, TraceStep]:
-    if not isinstance(call, dict):
-        raise error("expected a tool call object with 'name' and 'args'", where)
-    name = call.get("name")
-    if not isinstance(name, str):
-        raise error("expected the tool call's 'name' as a string", _join(where, "name"))
-    call_id = call.get("id")
-    if call_id is not None and not isinstance(call_id, str):
-        raise error("expected the tool call's 'id' as a string or null", _join(where, "id"))
-    step = TraceStep(step_id=0, type="tool_call", tool_name=name)
-    _set_args(step, call.get("args"))
-    return call_id, step
-
-
-def _set_args(step: TraceStep, args: Any) -> None:
-    """Set ``tool_args``; arguments that are not a JSON object follow the shared rule."""
-    parsed = parse_tool_args(args)
-    step.tool_args = parsed.args
-    if parsed.error is not None:
-        step.content = parsed.raw
-        step.error = parsed.error
 
 
 @dataclass
@@ -670,7 +545,7 @@ def _tool_call_id(run: _Run) -> str | None:
         return str(extra["tool_call_id"])
     outputs = run.raw.get("outputs")
     if isinstance(outputs, dict):
-        message = _message(outputs.get("output"))
+        message = lc.normalize(outputs.get("output"))
         if message is not None and isinstance(message.get("tool_call_id"), str):
             return str(message["tool_call_id"])
     return None
@@ -682,12 +557,9 @@ def _tool_output(run: _Run) -> _ToolOutput:
     if outputs is None or outputs == {}:
         return _ToolOutput(None, None)
     value = outputs.get("output", outputs) if isinstance(outputs, dict) else outputs
-    message = _message(value)
+    message = lc.normalize(value)
     if message is not None and message.get("type") == "tool":
-        content = message.get("content")
-        text = content if isinstance(content, str) else dump_json_compact(content)
-        failed = message.get("status") == "error"
-        return _ToolOutput(text, text if failed else None)
+        return _ToolOutput(*lc.tool_result(message))
     if isinstance(value, str):
         return _ToolOutput(value, None)
     return _ToolOutput(dump_json_compact(value), None)
@@ -757,13 +629,10 @@ def _tokens(run: _Run, message: dict[str, Any] | None) -> dict[str, int] | None:
     return None
 
 
-def _counts(place: dict[str, Any], keys: tuple[str, str, str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for name, key in zip(("input", "output", "total"), keys, strict=True):
-        value = place.get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            counts[name] = value
-    return counts
+def _counts(place: dict[str, Any], keys: tuple[str, str, str]) -> dict[str, int] | None:
+    return token_counts(
+        (name, place.get(key)) for name, key in zip(("input", "output", "total"), keys, strict=True)
+    )
 
 
 def _latency(run: _Run) -> float | None:
@@ -780,14 +649,14 @@ def _root_input(root: _Run) -> str:
     return _as_text(root.raw.get("inputs"), want="human")
 
 
-def _root_answer(root: _Run) -> str:
-    """Return the text the root run answered with; empty when it holds no text.
+def _root_answer(root: _Run) -> str | None:
+    """Return the text the root run answered with; None when its output holds no text.
 
     A model root is left to the model step (its raw output is an LLMResult, not an answer).
     """
     if root.run_type in _MODEL_RUNS or root.run_type == "tool":
-        return ""
-    return _find_text(root.raw.get("outputs"), want="ai", depth=0) or ""
+        return None
+    return _find_text(root.raw.get("outputs"), want="ai", depth=0)
 
 
 def _root_json(root: _Run) -> str:
@@ -812,18 +681,18 @@ def _find_text(value: Any, *, want: str, depth: int) -> str | None:
     """Return the text found in ``value``, or None when it holds no text or message."""
     if isinstance(value, str):
         return value
-    message = _message(value)
+    message = lc.normalize(value)
     if message is not None:
-        return _text(message.get("content"))
+        return lc.text(message.get("content"))
     if not isinstance(value, dict) or depth > 2:
         return None
     messages = value.get("messages")
     if isinstance(messages, list):
         for item in _reversed(messages):
-            found = _message(item)
+            found = lc.normalize(item)
             if found is not None and found.get("type") == want:
                 # An AI message that still asks for tools is no answer: the run was cut short.
-                return "" if found.get("tool_calls") else _text(found.get("content"))
+                return "" if found.get("tool_calls") else lc.text(found.get("content"))
     prompts = value.get("prompts")
     if isinstance(prompts, list) and prompts and isinstance(prompts[-1], str):
         return str(prompts[-1])

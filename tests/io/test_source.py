@@ -1,4 +1,4 @@
-"""Streaming JSON Lines (``TraceSource.json_lines``): limits, corruption and memory.
+"""A trace source (``openeval.io.TraceSource``): detection, documents, streamed JSON Lines.
 
 Bombs are built with the ``zstandard`` package from highly compressible data; the memory
 tests read them in a fresh interpreter and compare its peak RSS with what the bomb would need.
@@ -9,15 +9,17 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
 import pytest
 import zstandard
 
-from openeval.adapters import load_trace
+from openeval.adapters import detect_format, get_adapter, load_trace
 from openeval.adapters.base import LoadOptions, TraceSource
 from openeval.errors import OpenEvalError, TraceFormatError
+from openeval.io import TraceSource as ByteSource
 
 DATA = Path(__file__).parent.parent / "data" / "adapters" / "fixtura"
 MiB = 1 << 20
@@ -225,3 +227,60 @@ def test_every_reader_error_is_ours(tmp_path: Path) -> None:
     path.write_bytes(b"\x28\xb5\x2f\xfd")
     with pytest.raises(OpenEvalError, match="truncated"):
         _read_all(path)
+
+
+# --- detection: a JSON Lines file is never read whole -----------------------------------------
+
+
+def test_json_lines_are_told_apart_from_a_document_by_their_first_two_lines(
+    tmp_path: Path,
+) -> None:
+    # Line 3 is broken: detection never gets that far, loading names it.
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(
+        b'{"event_type": "llm_call", "step_id": "s1", "completion": "hi"}\n\n'
+        b'{"event_type": "tool_call", "step_id": "s2", "tool_name": "t"}\n'
+        b"{broken\n"
+    )
+    source = TraceSource(path)
+    assert source.is_json_lines
+    assert source.document_or_none() is None
+    with pytest.raises(TraceFormatError, match=r"JSON Lines \(one value per line\)"):
+        source.document()
+    assert detect_format(source).name == "fixtura"
+    with pytest.raises(TraceFormatError) as caught:
+        load_trace(path)
+    assert caught.value.location is not None and caught.value.location.startswith("line 4")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b'{"task_id": "t", "steps": []}', b'{"task_id": "t", "steps": []}\n\n  \n',
+     b'{\n  "task_id": "t",\n  "steps": []\n}\n'],
+    ids=["one line", "one line and blank ones", "indented"],
+)
+def test_a_document_on_one_or_many_lines(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(content)
+    source = TraceSource(path)
+    assert not source.is_json_lines
+    assert source.document() == {"task_id": "t", "steps": []}
+
+
+def test_a_document_over_its_limit_names_the_flag_that_raises_it(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_bytes(b'{"task_id": "t", "steps": [], "input": "' + b"x" * 5000 + b'"}')
+    with pytest.raises(TraceFormatError, match="raise it with --max-decompressed-bytes"):
+        load_trace(path, options=LoadOptions(max_decompressed_bytes=4096))
+    with pytest.raises(TraceFormatError, match=r"JSON document .*LoadOptions\.max_document_bytes"):
+        load_trace(path, options=LoadOptions(max_document_bytes=4096))
+
+
+def test_a_source_from_bytes_reads_like_a_file(tmp_path: Path) -> None:
+    data = (DATA / "checkout.trace").read_bytes()
+    from_bytes = TraceSource.from_bytes(data, name="upload.trace")
+    assert from_bytes.file is None and from_bytes.path == Path("upload.trace")
+    trace = get_adapter("fixtura").load(from_bytes)
+    assert trace == replace(load_trace(DATA / "checkout.trace"), task_id="upload")
+    plain = ByteSource.from_bytes(b'{"a": 1}\n{"b": 2}\n')
+    assert list(plain.json_lines()) == [(1, {"a": 1}), (2, {"b": 2})]

@@ -3,7 +3,8 @@
 Fixtura's ``ExecutionRecorder`` appends one zstd frame per event, each frame one JSON line:
 an optional ``trace_header`` first (``schema_version``, ``fingerprint``, and for a branch
 ``parent_trace_id`` + ``divergence_step_id``), then ``llm_call`` and ``tool_call`` events.
-The mapping to steps, and every judgement call, is in proposals/0010-fixtura-adapter.md.
+Each event becomes its step as it streams in; the raw events are not kept. The mapping to
+steps, and every judgement call, is in proposals/0010-fixtura-adapter.md.
 """
 
 from __future__ import annotations
@@ -13,10 +14,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from openeval.adapters._toolkit import (
+    Errors,
+    Turns,
+    require_activity,
+    task_id_from_path,
+    token_count,
+)
 from openeval.adapters.base import HEAD_BYTES, LoadOptions, TraceSource
-from openeval.adapters.fixtura_drift import VERDICT_KEY, compute_verdict, recorded_verdict
+from openeval.adapters.fixtura.drift import VERDICT_KEY, compute_verdict, recorded_verdict
 from openeval.adapters.tool_args import parse_tool_args
 from openeval.errors import OpenEvalError, TraceFormatError
+from openeval.io import TraceBudget
 from openeval.jsonio import dump_json_compact
 from openeval.models import AgentTrace, TraceStep
 
@@ -30,30 +39,39 @@ _MAX_LINEAGE = 64
 _MILLISECONDS_FROM = 1e11
 """Timestamps above this are epoch milliseconds (Fixtura's live branching writes those); as
 seconds they would lie past the year 5000."""
-_TRACE_SUFFIXES = {".trace", ".jsonl", ".json", ".zst", ".zstd", ".ndjson"}
 
 
 @dataclass(frozen=True, slots=True)
 class _Event:
-    """One event with where it came from, so every error can name its file and line."""
+    """One event while it is being read, with where it came from for error messages."""
 
     data: dict[str, Any]
     path: Path
     line: int
-    step_id: str
-    divergent: bool
 
     def fail(self, message: str, key: str | None = None) -> TraceFormatError:
         where = f"line {self.line}" + (f" ({self.data.get('event_type')}.{key})" if key else "")
         return TraceFormatError(message, source=self.path, location=where)
 
 
+@dataclass(slots=True)
+class _Recorded:
+    """What is kept of one event once read: its step, and what messages need."""
+
+    step: TraceStep
+    step_id: str
+    path: Path
+    line: int
+    prompt: str | None = None
+    """The prompt of an llm_call (a user message of the conversation)."""
+
+
 @dataclass
 class _Recording:
-    """A trace file's events, its parents' prefix included, in execution order."""
+    """A trace file's steps, its parents' prefix included, in execution order."""
 
     header: dict[str, Any] | None
-    events: list[_Event] = field(default_factory=list)
+    events: list[_Recorded] = field(default_factory=list)
     lineage: list[str] = field(default_factory=list)
     """Trace ids of the ancestors, oldest first; empty for a trace that is not a branch."""
 
@@ -61,11 +79,14 @@ class _Recording:
 # --- reading ------------------------------------------------------------------------------
 
 
-def _read(source: TraceSource, chain: tuple[Path, ...] = ()) -> _Recording:
-    """Return the events of ``source``, with its parent's prefix when it is a branch."""
+def _read(
+    source: TraceSource, budget: TraceBudget, chain: tuple[Path, ...] = ()
+) -> _Recording:
+    """Return the steps of ``source``, with its parent's prefix when it is a branch."""
     header: dict[str, Any] | None = None
     header_line = 0
-    own: list[_Event] = []
+    lineage: tuple[str | None, str | None] = (None, None)
+    own: list[_Recorded] = []
     first_line: dict[str, int] = {}
     for line_no, value in source.json_lines():
         if not isinstance(value, dict):
@@ -90,6 +111,7 @@ def _read(source: TraceSource, chain: tuple[Path, ...] = ()) -> _Recording:
                     location=f"line {line_no}",
                 )
             header, header_line = value, line_no
+            lineage = _lineage(header, source.path, header_line)
             continue
         raw_id = value.get("step_id")
         if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
@@ -107,16 +129,16 @@ def _read(source: TraceSource, chain: tuple[Path, ...] = ()) -> _Recording:
                 location=f"line {line_no}",
             )
         first_line[step_id] = line_no
-        own.append(_Event(value, source.path, line_no, step_id, divergent=False))
+        # Every step a branch recorded itself left the parent's trajectory.
+        recorded = _record(_Event(value, source.path, line_no), step_id, lineage[0] is not None)
+        budget.add(_chars(recorded), where=f"line {line_no}")
+        own.append(recorded)
 
-    if header is None:
-        return _Recording(None, own)
-    parent_id, divergence_id = _lineage(header, source.path, header_line)
-    if parent_id is None or divergence_id is None:
+    parent_id, divergence_id = lineage
+    if header is None or parent_id is None or divergence_id is None:
         return _Recording(header, own)
-
-    parent = _read_parent(source, parent_id, divergence_id, chain, header_line)
-    prefix: list[_Event] = []
+    parent = _read_parent(source, budget, parent_id, divergence_id, chain, header_line)
+    prefix: list[_Recorded] = []
     for event in parent.events:
         prefix.append(event)
         if event.step_id == divergence_id:
@@ -131,13 +153,21 @@ def _read(source: TraceSource, chain: tuple[Path, ...] = ()) -> _Recording:
     inherited = {event.step_id: event for event in prefix}
     for event in own:
         if (clash := inherited.get(event.step_id)) is not None:
-            raise event.fail(
+            raise TraceFormatError(
                 f"step_id {event.step_id!r} repeats one of the parent's steps "
-                f"({clash.path} line {clash.line}); expected the branch to continue its numbering"
+                f"({clash.path} line {clash.line}); expected the branch to continue its numbering",
+                source=event.path,
+                location=f"line {event.line}",
             )
-    # Every step the branch recorded itself left the parent's trajectory.
-    branched = [_Event(e.data, e.path, e.line, e.step_id, divergent=True) for e in own]
-    return _Recording(header, prefix + branched, [*parent.lineage, parent_id])
+    return _Recording(header, prefix + own, [*parent.lineage, parent_id])
+
+
+def _chars(recorded: _Recorded) -> int:
+    step = recorded.step
+    return (
+        len(step.content) + len(step.tool_result or "") + len(step.error or "")
+        + len(recorded.prompt or "")
+    )
 
 
 def _lineage(header: dict[str, Any], path: Path, line: int) -> tuple[str | None, str | None]:
@@ -174,8 +204,20 @@ def _lineage(header: dict[str, Any], path: Path, line: int) -> tuple[str | None,
 
 
 def _read_parent(
-    source: TraceSource, parent_id: str, divergence_id: str, chain: tuple[Path, ...], line: int
+    source: TraceSource,
+    budget: TraceBudget,
+    parent_id: str,
+    divergence_id: str,
+    chain: tuple[Path, ...],
+    line: int,
 ) -> _Recording:
+    if source.file is None:
+        raise TraceFormatError(
+            f"this is a branch of {parent_id!r}, read from memory: there is no folder to find "
+            "its parent trace in (read it from its file)",
+            source=source.path,
+            location=f"line {line} (trace_header.parent_trace_id)",
+        )
     parent_path = source.path.parent / f"{parent_id}.trace"
     here = source.path.resolve()
     if parent_path.resolve() in (*chain, here):
@@ -191,26 +233,30 @@ def _read_parent(
             source=source.path,
             location=f"line {line}",
         )
-    if not parent_path.is_file():
+    if not parent_path.exists():
         raise TraceFormatError(
             f"this is a branch of {parent_id!r} at {divergence_id!r}, but its parent trace "
             f"{parent_path} does not exist (expected it beside the branch)",
             source=source.path,
             location=f"line {line} (trace_header.parent_trace_id)",
         )
-    return _read(TraceSource(parent_path, source.options), (*chain, here))
+    return _read(TraceSource(parent_path, source.options), budget, (*chain, here))
 
 
 # --- mapping ------------------------------------------------------------------------------
 
 
-def _step(event: _Event, step_id: int) -> TraceStep:
+def _record(event: _Event, step_id: str, divergent: bool) -> _Recorded:
     if event.data["event_type"] == "llm_call":
-        return _thought(event, step_id)
-    return _tool_call(event, step_id)
+        prompt = event.data.get("prompt")
+        return _Recorded(
+            _thought(event, divergent), step_id, event.path, event.line,
+            prompt if isinstance(prompt, str) else None,
+        )
+    return _Recorded(_tool_call(event, divergent), step_id, event.path, event.line)
 
 
-def _thought(event: _Event, step_id: int) -> TraceStep:
+def _thought(event: _Event, divergent: bool) -> TraceStep:
     data = event.data
     tokens = {
         name: count
@@ -218,7 +264,7 @@ def _thought(event: _Event, step_id: int) -> TraceStep:
         if (count := _count(event, key)) is not None
     }
     return TraceStep(
-        step_id=step_id,
+        step_id=0,
         type="thought",
         content=_text(data.get("completion")) or "",
         timestamp=_timestamp(event),
@@ -227,11 +273,11 @@ def _thought(event: _Event, step_id: int) -> TraceStep:
         model=_string(event, "model"),
         tokens=tokens or None,
         latency_ms=_number(event, "latency_ms"),
-        divergent=event.divergent,
+        divergent=divergent,
     )
 
 
-def _tool_call(event: _Event, step_id: int) -> TraceStep:
+def _tool_call(event: _Event, divergent: bool) -> TraceStep:
     data = event.data
     name = data.get("tool_name")
     if not isinstance(name, str) or not name:
@@ -245,7 +291,7 @@ def _tool_call(event: _Event, step_id: int) -> TraceStep:
         # Fixtura does not record a tool's own failure; a producer that adds it is believed.
         error = _string(event, "error")
     return TraceStep(
-        step_id=step_id,
+        step_id=0,
         type="tool_call",
         content=content,
         tool_name=name,
@@ -255,7 +301,7 @@ def _tool_call(event: _Event, step_id: int) -> TraceStep:
         error=error,
         denied=reason is not None,
         latency_ms=_number(event, "latency_ms"),
-        divergent=event.divergent,
+        divergent=divergent,
     )
 
 
@@ -312,12 +358,15 @@ def _number(event: _Event, key: str) -> float | None:
 
 
 def _count(event: _Event, key: str) -> int | None:
-    value = _number(event, key)
+    value = event.data.get(key)
     if value is None:
         return None
-    if value < 0 or not value.is_integer():
-        raise event.fail(f"{key} is {value!r}; expected a whole number of tokens", key)
-    return int(value)
+    count = token_count(value)
+    if count is None:
+        raise event.fail(
+            f"{key} is {_kind(value)}; expected a whole number of tokens (0 to 2**63 - 1)", key
+        )
+    return count
 
 
 def _timestamp(event: _Event) -> float:
@@ -340,22 +389,14 @@ def _kind(value: Any) -> str:
     return "a list" if isinstance(value, list) else "an object"
 
 
-def _task_id(path: Path) -> str:
-    """Return the file name without its trace extensions (``run.trace.jsonl`` -> ``run``)."""
-    name = Path(path.name)
-    while name.suffix.lower() in _TRACE_SUFFIXES and name.stem:
-        name = Path(name.stem)
-    return str(name)
-
-
-def _metadata(recording: _Recording, steps: list[_Event]) -> dict[str, Any]:
+def _metadata(recording: _Recording) -> dict[str, Any]:
     metadata: dict[str, Any] = {}
     header = recording.header or {}
     if "fingerprint" in header:
         metadata["fingerprint"] = header["fingerprint"]
     if "verdict" in header:  # openeval-core 0.2.1 read a verdict stored in the header
         metadata["verdict"] = header["verdict"]
-    fixtura: dict[str, Any] = {"step_ids": [event.step_id for event in steps]}
+    fixtura: dict[str, Any] = {"step_ids": [event.step_id for event in recording.events]}
     if "schema_version" in header:
         fixtura["schema_version"] = header["schema_version"]
     if recording.lineage:
@@ -363,6 +404,34 @@ def _metadata(recording: _Recording, steps: list[_Event]) -> dict[str, Any]:
         fixtura["divergence_step_id"] = str(header["divergence_step_id"])
     metadata["fixtura"] = fixtura
     return metadata
+
+
+def _conversation(recording: _Recording) -> tuple[list[TraceStep], Turns]:
+    """Return the steps numbered 1..n with their turns, and the conversation they make.
+
+    An llm_call starts a model turn: its prompt is a user message, its completion the
+    assistant's. The tool calls after it belong to that turn; a call that ran and returned
+    something adds a tool message.
+    """
+    turns = Turns()
+    steps: list[TraceStep] = []
+    turn: int | None = None
+    for number, event in enumerate(recording.events, start=1):
+        step = event.step
+        step.step_id = number
+        if step.type == "thought":
+            turn = turns.start()
+            if event.prompt is not None:
+                turns.say("user", event.prompt)
+            turns.say("assistant", step.content, turn=turn)
+            turns.answer(step.content, asked_for_tools=False)
+        else:
+            if step.tool_result is not None:
+                turns.say("tool", step.tool_result, name=step.tool_name)
+            turns.acted()
+        step.turn = turn
+        steps.append(step)
+    return steps, turns
 
 
 def read_fixtura(
@@ -375,14 +444,14 @@ def read_fixtura(
     metadata: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace in ``source``; the keyword values, when not None, replace what the
-    file gives (task id = file stem, input = first prompt, final output = last completion).
+    file gives (task id = file name, input = first prompt, final output = last completion).
 
     Raises TraceFormatError naming the file and line of anything malformed, a missing parent
     trace of a branch, or (with ``source.options.agent_spec``) a fingerprint Fixtura cannot read.
     """
-    recording = _read(source)
-    steps = [_step(event, number) for number, event in enumerate(recording.events, start=1)]
-    merged = {**_metadata(recording, recording.events), **(metadata or {})}
+    recording = _read(source, TraceBudget(source.limits, source.path))
+    steps, turns = _conversation(recording)
+    merged = {**_metadata(recording), **(metadata or {})}
     if source.options.agent_spec:
         report = compute_verdict(
             merged.get("fingerprint"),
@@ -395,17 +464,19 @@ def read_fixtura(
         merged["fingerprint_notes"] = report.notes
     elif (verdict := recorded_verdict(merged)) is not None:
         merged[VERDICT_KEY] = verdict
-    prompts = [e.data.get("prompt") for e in recording.events if e.data["event_type"] == "llm_call"]
-    answers = [step.content for step in steps if step.type == "thought" and step.content.strip()]
-    return AgentTrace(
-        task_id=task_id if task_id is not None else _task_id(source.path),
-        input=input_text
-        if input_text is not None
-        else next((p for p in prompts if isinstance(p, str)), ""),
+    prompt = next((e.prompt for e in recording.events if e.prompt is not None), "")
+    trace = AgentTrace(
+        task_id=task_id if task_id is not None else task_id_from_path(source.path),
+        input=input_text if input_text is not None else prompt,
         steps=steps,
-        final_output=final_output if final_output is not None else (answers[-1] if answers else ""),
+        final_output=final_output if final_output is not None else turns.final_output,
         actual_state=dict(actual_state) if actual_state is not None else {},
         metadata=merged,
+        messages=turns.messages,
+        signals=["denials", "divergence"],  # permission decisions and branch replays
+    )
+    return require_activity(
+        trace, Errors(source.path), "no llm_call or tool_call event (only a trace_header?)"
     )
 
 
@@ -417,13 +488,15 @@ def from_fixtura_trace(
     actual_state: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
     *,
+    input: str | None = None,
     agent_spec: str | None = None,
     options: LoadOptions | None = None,
 ) -> AgentTrace:
     """Return the :class:`AgentTrace` recorded in a Fixtura ``.trace`` (or plain JSONL) file.
 
-    Arguments left None come from the file: ``task_id`` its name without extensions, ``input``
-    the first llm_call's prompt, ``final_output`` the last non-empty completion,
+    Arguments left None come from the file: ``task_id`` its name without the trace suffix,
+    ``input`` (or ``input_text``, the name Fixtura's own adapter passes) the first llm_call's
+    prompt, ``final_output`` the last llm_call's completion (empty when tool calls follow it),
     ``actual_state`` empty (Fixtura records none). ``metadata`` is merged over what the file
     gives. ``agent_spec`` (``module:attr``) computes the drift verdict with Fixtura's own
     fingerprint comparison. Raises TraceFormatError naming the file and line when it is broken.
@@ -434,7 +507,7 @@ def from_fixtura_trace(
     return read_fixtura(
         TraceSource(Path(trace_path), opts),
         task_id=task_id,
-        input_text=input_text,
+        input_text=input if input is not None else input_text,
         final_output=final_output,
         actual_state=actual_state,
         metadata=metadata,

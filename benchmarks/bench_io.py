@@ -1,0 +1,148 @@
+"""Memory and speed of reading large traces (not collected by pytest).
+
+Run: ``.venv/bin/python benchmarks/bench_io.py [--mib 128]``. Generates, under a temporary
+folder in /tmp that is removed afterwards, a Fixtura JSON Lines trace of about ``--mib``
+MiB (and the same events as a zstd ``.trace``, one frame per line as Fixtura writes it), then
+measures each step in a fresh interpreter, so every figure is the growth of peak RSS over an
+interpreter that has already imported OpenEval:
+
+- format detection of the plain JSONL (must stream: never read the file whole);
+- ``load_trace`` of the plain JSONL and of the zstd trace, against their decompressed size;
+- a zstd stream of blank lines, read until the decompressed-size limit stops it (MiB/s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MiB = 1 << 20
+
+_MEASURE = textwrap.dedent(
+    """
+    import resource, sys, time
+    from pathlib import Path
+    import zstandard  # imported before the baseline: only reading is measured
+    from openeval.adapters import detect_format, load_trace
+    from openeval.adapters.base import LoadOptions, TraceSource
+    what, path = sys.argv[1], Path(sys.argv[2])
+    limit = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    start = time.process_time()
+    outcome = "ok"
+    try:
+        if what == "detect":
+            outcome = detect_format(TraceSource(path)).name
+        else:
+            options = LoadOptions(max_decompressed_bytes=limit) if limit else None
+            trace = load_trace(path, options=options)
+            outcome = f"{len(trace.steps)} steps"
+    except Exception as exc:
+        outcome = f"{type(exc).__name__}: {getattr(exc, 'message', exc)}"
+    seconds = time.process_time() - start  # CPU: on a shared machine wall time is noise
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(f"{(after - before) * 1024}\\t{seconds:.2f}\\t{outcome}")
+    """
+)
+
+
+def _event(index: int, payload: str) -> bytes:
+    import orjson
+
+    step_id = f"step-{index + 1:06d}"
+    if index % 4 == 0:
+        event = {
+            "event_type": "llm_call", "step_id": step_id, "timestamp": 1.7e9 + index,
+            "prompt": "next", "completion": payload, "provider": "anthropic",
+            "model": "claude-sonnet-4-5", "input_tokens": 900, "output_tokens": 120,
+            "finish_reason": "tool_use", "latency_ms": 420,
+        }
+    else:
+        event = {
+            "event_type": "tool_call", "step_id": step_id, "timestamp": 1.7e9 + index,
+            "tool_name": "sqlite_tool", "arguments": {"operation": "read", "query": "SELECT 1"},
+            "permission_decision": "allowed", "response": {"rows": payload},
+            "latency_ms": 12,
+        }
+    return orjson.dumps(event) + b"\n"
+
+
+def generate(folder: Path, mib: int) -> tuple[Path, Path]:
+    """Write ``run.jsonl`` (about ``mib`` MiB) and ``run.trace`` (the same, zstd frames)."""
+    import zstandard
+
+    payload = "x" * 4000  # ~4 KB per event: a large but realistic tool response
+    plain, packed = folder / "run.jsonl", folder / "run.trace"
+    compressor = zstandard.ZstdCompressor(level=1)
+    written = index = 0
+    with plain.open("wb") as lines, packed.open("wb") as frames:
+        lines.write(b'{"event_type": "trace_header", "schema_version": 1}\n')
+        while written < mib * MiB:
+            line = _event(index, payload)
+            lines.write(line)
+            frames.write(compressor.compress(line))
+            written += len(line)
+            index += 1
+    return plain, packed
+
+
+def blank_bomb(folder: Path, mib: int) -> Path:
+    """Write ``mib`` MiB of newlines as one zstd stream (a few KiB on disk)."""
+    import zstandard
+
+    path = folder / "blank.trace"
+    compressor = zstandard.ZstdCompressor(level=1).compressobj()
+    with path.open("wb") as out:
+        out.write(compressor.compress(b'{"event_type": "trace_header"}\n'))
+        block = b"\n" * MiB
+        for _ in range(mib):
+            out.write(compressor.compress(block))
+        out.write(compressor.flush())
+    return path
+
+
+def measure(what: str, path: Path, limit: int | None = None) -> tuple[float, float, str]:
+    """Return (peak RSS growth in MiB, CPU seconds, outcome) of one read, in a fresh interpreter."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args = [sys.executable, "-c", _MEASURE, what, str(path)]
+    if limit is not None:
+        args.append(str(limit))
+    done = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
+    growth, seconds, outcome = done.stdout.strip().split("\t", 2)
+    return int(growth) / MiB, float(seconds), outcome
+
+
+def main() -> None:
+    """Generate the inputs, measure, print one table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mib", type=int, default=128, help="size of the generated JSONL")
+    parser.add_argument("--blank-mib", type=int, default=512,
+                        help="decompressed size of the blank-line bomb")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(dir="/tmp", prefix="openeval-bench-io-") as tmp:
+        folder = Path(tmp)
+        plain, packed = generate(folder, args.mib)
+        bomb = blank_bomb(folder, args.blank_mib)
+        size = plain.stat().st_size / MiB
+        rows = [
+            ("detect plain JSONL", size, *measure("detect", plain)),
+            ("load_trace plain JSONL", size, *measure("load", plain)),
+            ("load_trace zstd .trace", size, *measure("load", packed)),
+        ]
+        limit = (args.blank_mib // 2) * MiB
+        growth, seconds, outcome = measure("load", bomb, limit)
+        rows.append((f"blank-line bomb to a {limit // MiB} MiB limit", limit / MiB, growth,
+                     seconds, f"{limit / MiB / max(seconds, 1e-9):.0f} MiB/s; {outcome}"))
+    print(f"{'measure':44} {'content MiB':>11} {'peak RSS +MiB':>13} {'CPU s':>8}  outcome")
+    for name, content, growth, seconds, outcome in rows:
+        print(f"{name:44} {content:11.0f} {growth:13.0f} {seconds:8.2f}  {outcome}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""How much one trace file may make OpenEval read and hold: the read limits and their defaults.
+
+Every default is far above what real traces reach and low enough that a hostile file (a
+decompression bomb, an endless line, millions of tiny steps) is an error naming the limit, not
+an out-of-memory kill. See proposals/0015-io-layer.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from openeval.errors import TraceFormatError
+
+if TYPE_CHECKING:
+    from openeval.models import AgentTrace
+
+MiB = 1024**2
+
+DEFAULT_MAX_DECOMPRESSED_BYTES = 2 * 1024**3
+DEFAULT_MAX_LINE_BYTES = 64 * MiB
+DEFAULT_MAX_STEPS = 100_000
+DEFAULT_MAX_TEXT_CHARS = 512 * MiB
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """The limits one trace read is held to; the defaults are the documented ones."""
+
+    max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES
+    """Most bytes of content read from one file: what a compressed file decompresses to, or
+    the size of a plain one (2 GiB; ``--max-decompressed-bytes``)."""
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    """Longest line accepted in a JSON Lines stream (64 MiB; ``--max-line-bytes``)."""
+    max_document_bytes: int | None = None
+    """Largest file read whole as one JSON document; None means ``max_decompressed_bytes``."""
+    max_steps: int = DEFAULT_MAX_STEPS
+    """Most steps one trace may hold (100,000; a long agent run makes a few thousand)."""
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
+    """Most characters of text one trace may hold: its input and final output, its steps'
+    content, results and errors, and its messages (512 Mi characters)."""
+
+    @property
+    def document_bytes(self) -> int:
+        """Return the size limit for a whole JSON document."""
+        if self.max_document_bytes is not None:
+            return self.max_document_bytes
+        return self.max_decompressed_bytes
+
+    def document_flag(self) -> str:
+        """Return how to raise the document limit: the CLI flag, or the option when it is set."""
+        if self.max_document_bytes is not None:
+            return "LoadOptions.max_document_bytes"
+        return "--max-decompressed-bytes"
+
+
+class TraceBudget:
+    """Counts the steps and text a reader has built so far and stops it at the limits.
+
+    A streaming reader calls :meth:`add` for each step as it builds it, so a file of millions
+    of tiny events fails early instead of filling memory.
+    """
+
+    def __init__(self, limits: ReadLimits, source: str | Path | None) -> None:
+        self.limits = limits
+        self.source = source
+        self.steps = 0
+        self.chars = 0
+
+    def add(self, chars: int, *, steps: int = 1, where: str | None = None) -> None:
+        """Count ``steps`` more steps holding ``chars`` characters; raise past a limit."""
+        self.steps += steps
+        self.chars += chars
+        if self.steps > self.limits.max_steps:
+            raise TraceFormatError(
+                f"more than {self.limits.max_steps} steps in one trace (LoadOptions.max_steps); "
+                "expected one agent run, not a flood of events",
+                source=self.source,
+                location=where,
+            )
+        if self.chars > self.limits.max_text_chars:
+            raise TraceFormatError(
+                f"more than {self.limits.max_text_chars} characters of text in one trace "
+                "(LoadOptions.max_text_chars)",
+                source=self.source,
+                location=where,
+            )
+
+
+def trace_chars(trace: AgentTrace) -> int:
+    """Return the characters of text ``trace`` holds (what ``max_text_chars`` counts)."""
+    total = len(trace.input) + len(trace.final_output)
+    for step in trace.steps:
+        total += len(step.content) + len(step.tool_result or "") + len(step.error or "")
+    for message in trace.messages:
+        total += len(message.content)
+    return total
+
+
+def check_trace(trace: AgentTrace, limits: ReadLimits, source: str | Path | None) -> None:
+    """Raise TraceFormatError when ``trace`` holds more steps or text than ``limits`` allow.
+
+    Readers that build a whole trace at once are checked here, after the fact; the file-size
+    and line limits have already bounded what they could read.
+    """
+    budget = TraceBudget(limits, source)
+    budget.add(trace_chars(trace), steps=len(trace.steps))

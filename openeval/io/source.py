@@ -1,0 +1,238 @@
+"""A trace as readers see it: a file or bytes, its head, and its content parsed on demand.
+
+Detection asks every adapter in turn, so the source reads lazily and caches what it parsed:
+ten adapters sniffing one file cost one read of its head, and a JSON Lines file is never read
+whole to find out that it is not one JSON document.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from openeval.errors import TraceFormatError
+from openeval.io.files import check_size, open_regular
+from openeval.io.limits import ReadLimits
+from openeval.io.lines import iter_json_lines, parse_line_strictness, split_lines
+from openeval.io.zstd import ZSTD_MAGIC, zstd_chunks
+from openeval.jsonio import MAX_JSON_DEPTH, parse_json
+
+HEAD_BYTES = 65536
+"""How much of a file detection looks at before deciding anything."""
+_READ_BYTES = 1 << 20
+"""Size of one read from disk."""
+
+
+@dataclass(frozen=True)
+class _Opening:
+    """What the start of the content says: its first JSON line, and whether more follows."""
+
+    value: Any = None
+    """The first non-blank line parsed; None when there is none or it is not JSON."""
+    strict: bool = False
+    """True when that line is strict JSON (orjson read it without Python's NaN fallback)."""
+    error: TraceFormatError | None = None
+    """Why the first line could not be read (corrupt zstd, invalid JSON, too long ...)."""
+    more: bool = False
+    """True when a non-blank line follows the first one."""
+
+
+class TraceSource:
+    """One trace's bytes, from a file or (with ``data``) from memory.
+
+    ``path`` names the trace in every error message (for bytes, any name standing for them).
+    Every method reads only the first time it is asked and caches what it parsed. Only
+    regular files are read (see :mod:`openeval.io.files`), and only within ``limits``.
+    """
+
+    def __init__(
+        self, path: Path | str, limits: ReadLimits | None = None, *, data: bytes | None = None
+    ) -> None:
+        self.path = Path(path)
+        self.limits = limits or ReadLimits()
+        self._data = data
+
+    @classmethod
+    def from_bytes(
+        cls, data: bytes, name: str = "<bytes>", limits: ReadLimits | None = None
+    ) -> TraceSource:
+        """Return a source reading ``data``; ``name`` stands for the file in messages."""
+        return cls(name, limits, data=bytes(data))
+
+    @property
+    def file(self) -> Path | None:
+        """Return the file read, or None for a source built from bytes."""
+        return None if self._data is not None else self.path
+
+    @contextmanager
+    def _open(self) -> Iterator[tuple[BinaryIO, int]]:
+        if self._data is not None:
+            handle: BinaryIO = io.BytesIO(self._data)
+            size = len(self._data)
+        else:
+            handle, size = open_regular(self.path)
+        with handle:
+            check_size(
+                self.path, size, self.limits.max_decompressed_bytes, "--max-decompressed-bytes"
+            )
+            try:
+                yield handle, size
+            except OSError as exc:
+                raise TraceFormatError(f"cannot read: {exc.strerror}", source=self.path) from None
+
+    @cached_property
+    def _head_and_size(self) -> tuple[bytes, int]:
+        with self._open() as (handle, size):
+            return handle.read(HEAD_BYTES), size
+
+    @property
+    def head(self) -> bytes:
+        """Return the first bytes of the content (up to 64 KiB)."""
+        return self._head_and_size[0]
+
+    @property
+    def size(self) -> int:
+        """Return the size of the stored content (the file, or the bytes) in bytes."""
+        return self._head_and_size[1]
+
+    @property
+    def is_zstd(self) -> bool:
+        """True when the content starts with a zstd frame."""
+        return self.head.startswith(ZSTD_MAGIC)
+
+    # --- streaming -------------------------------------------------------------------------
+
+    def _stored_chunks(self) -> Iterator[bytes]:
+        """Yield the stored bytes from the start: the cached head, then the rest."""
+        head, size = self._head_and_size
+        yield head
+        if len(head) >= size:
+            return
+        with self._open() as (handle, _):
+            handle.seek(len(head))
+            while block := handle.read(_READ_BYTES):
+                yield block
+
+    def chunks(self) -> Iterator[bytes]:
+        """Yield the content in pieces: decompressed on the fly when it is zstd."""
+        if self.is_zstd:
+            return zstd_chunks(
+                self._stored_chunks(), self.path, self.limits.max_decompressed_bytes
+            )
+        return self._stored_chunks()
+
+    def json_lines(self) -> Iterator[tuple[int, Any]]:
+        """Yield ``(line_number, value)`` for each non-blank line, decompressing zstd on the fly.
+
+        Streams the content: memory stays bounded by the longest line plus a few MiB, however
+        large the file or its decompressed content. A line or a decompressed size over its
+        limit, corrupt or truncated compression, invalid UTF-8, invalid JSON or nesting past
+        MAX_JSON_DEPTH raise TraceFormatError naming the file and the line.
+        """
+        return iter_json_lines(self.chunks(), self.path, self.limits.max_line_bytes)
+
+    # --- the first line --------------------------------------------------------------------
+
+    @cached_property
+    def _opening(self) -> _Opening:
+        lines = split_lines(self.chunks(), self.path, self.limits.max_line_bytes)
+        try:
+            found = next(lines, None)
+            if found is None:
+                return _Opening()
+            line_no, line = found
+            value, strict = parse_line_strictness(line, line_no, self.path)
+            try:
+                more = next(lines, None) is not None
+            except TraceFormatError:
+                more = True  # something follows the first line, even if it is broken
+            return _Opening(value, strict, None, more)
+        except TraceFormatError as exc:
+            return _Opening(error=exc)
+        finally:
+            lines.close()
+
+    def first_json_line(self) -> Any:
+        """Return the first non-blank line parsed as JSON, or None if it is not JSON.
+
+        Works on plain and zstd-compressed content; reads only as far as the start of the
+        second line, and only once (several adapters sniff it during detection).
+        """
+        return self._opening.value
+
+    @property
+    def first_line_error(self) -> TraceFormatError | None:
+        """Return why the first line cannot be read (corrupt zstd, invalid JSON ...), or None."""
+        return self._opening.error
+
+    @property
+    def is_json_lines(self) -> bool:
+        """True when the content is zstd frames, or JSON Lines: a complete JSON value on the
+        first line and more lines after it (which one JSON document can never be)."""
+        return self.is_zstd or (self._opening.value is not None and self._opening.more)
+
+    # --- the whole document ----------------------------------------------------------------
+
+    @cached_property
+    def _document(self) -> tuple[Any, TraceFormatError | None]:
+        if self.is_zstd:
+            return None, TraceFormatError("zstd-compressed, not a JSON document", source=self.path)
+        if self.is_json_lines:
+            return None, TraceFormatError(
+                "JSON Lines (one value per line), not one JSON document", source=self.path
+            )
+        limit = self.limits.document_bytes
+        if self.size > limit:
+            return None, TraceFormatError(
+                f"{self.size} bytes, over the {limit}-byte limit for a JSON document (raise "
+                f"it with {self.limits.document_flag()})",
+                source=self.path,
+            )
+        opening = self._opening
+        if opening.value is not None and opening.strict:
+            # One line of strict JSON and nothing after it: that line is the document.
+            return opening.value, None
+        try:
+            return self._parse_document(), None
+        except TraceFormatError as exc:
+            return None, exc
+
+    def _parse_document(self) -> Any:
+        head, size = self._head_and_size
+        if len(head) >= size:
+            data = head  # the head is the whole file: no second read
+        else:
+            try:
+                with self._open() as (handle, now):
+                    # Ask for what fstat says is there (plus one byte, to see it grow): a read
+                    # of the limit itself would allocate the limit up front.
+                    data = handle.read(now + 1)
+            except MemoryError:
+                raise TraceFormatError(
+                    f"too large to read in the memory available ({size} bytes)",
+                    source=self.path,
+                ) from None
+            if len(data) > self.limits.document_bytes:  # it grew while we read it
+                raise TraceFormatError(
+                    f"over the {self.limits.document_bytes}-byte limit for a JSON document",
+                    source=self.path,
+                )
+        return parse_json(
+            data, source=self.path, error=TraceFormatError, max_depth=MAX_JSON_DEPTH
+        )
+
+    def document(self) -> Any:
+        """Return the whole content parsed as one JSON value; raise TraceFormatError if not."""
+        value, error = self._document
+        if error is not None:
+            raise error
+        return value
+
+    def document_or_none(self) -> Any:
+        """Return the parsed JSON document, or None when the content is not one JSON value."""
+        return self._document[0]
