@@ -47,6 +47,11 @@ from openeval.values import (
 ArgsMode = Literal["exact", "superset", "subset", "ignore"]
 ARGS_MODES: tuple[str, ...] = get_args(ArgsMode)
 
+MAX_COMPARISONS = 2_000_000
+"""Most argument comparisons one match may make (seconds, not hours). Only many different
+expected calls that an index cannot narrow down (all matchers) against many different executed
+calls of the same tool come near it; past it the match is refused with an error saying so."""
+
 ABSENT_KEY: Hashable = ("absent",)
 """The canonical key of an absent argument (no value's canonical key is this tuple)."""
 

@@ -29,10 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, cast, get_args
 
-from openeval.errors import TestCaseError
+from openeval.errors import OpenEvalError, TestCaseError
 from openeval.matching.calls import (
     ABSENT_KEY,
     ARGS_MODES,
+    MAX_COMPARISONS,
     ArgsMode,
     CallRules,
     ExpectedCall,
@@ -53,6 +54,9 @@ SPEC_KEYS: tuple[str, ...] = (
 
 DETAILS_LIMIT = 300
 """Longest details line written; the rest is counted as ``+N more``."""
+
+_NO_ARGS: Mapping[str, Any] = {}
+_INDEX_FROM = 8  # below this many candidate groups, testing each beats building an index
 
 
 def _fail(message: str, where: str, source: str | Path | None) -> TestCaseError:
@@ -267,8 +271,6 @@ class TrajectoryMatch:
     """Comparisons and graph steps spent; tests bound it instead of timing."""
 
 
-_NO_ARGS: Mapping[str, Any] = {}
-_INDEX_FROM = 8
 
 
 class _Group:
@@ -313,6 +315,7 @@ class _Matching:
         self.spec = spec
         self.expected = expected
         self.work = 0
+        self.comparisons = 0
         # The counted calls, position by position: step index, number among all tool calls
         # (as "call N" in details), tool, turn and group.
         self.steps_at: list[int] = []
@@ -385,17 +388,28 @@ class _Matching:
             return call.whole == target.key and call.tool == target.tool
         found = self.memo.get((kind, group))
         if found is None:
-            call = self.expected[self.kinds[kind][0]]
-            target = self.groups[group]
-            self.work += 1
-            if call.tool != target.tool:
-                found = False
-            elif call.plain:
-                found = call.matches_keys(target.key, target.key_of, target.args)
-            else:
-                found = call.test(target.args) is True
+            found = self.test(kind, group)
             self.memo[(kind, group)] = found
         return found
+
+    def test(self, kind: int, group: int) -> bool:
+        """Compare expected kind ``kind`` with executed group ``group``, counting the work."""
+        call = self.first[kind]
+        target = self.groups[group]
+        self.work += 1
+        self.comparisons += 1
+        if self.comparisons > MAX_COMPARISONS:
+            raise OpenEvalError(
+                f"trajectory matching needs more than {MAX_COMPARISONS:,} argument comparisons "
+                f"({len(self.kinds):,} different expected calls against {len(self.groups):,} "
+                "different executed calls); give the expected calls plain values an index can "
+                "use, or split the case"
+            )
+        if call.tool != target.tool:
+            return False
+        if call.plain:
+            return call.matches_keys(target.key, target.key_of, target.args)
+        return call.test(target.args) is True
 
     def shapes(self, tool: str) -> dict[frozenset[str], list[int]]:
         """Return the executed groups of ``tool`` by their set of argument keys."""
@@ -444,7 +458,8 @@ class _Matching:
             if keys and len(members) > _INDEX_FROM:
                 index = self.index(call.tool, shape, keys, members)
                 pool = index.get(tuple(call.literal[key] for key in keys), [])
-            found.extend(group for group in pool if self.compatible(kind, group))
+            # Each (kind, group) pair is met once here: no memo, so memory stays small.
+            found.extend(group for group in pool if self.test(kind, group))
         found.sort(key=lambda group: self.groups[group].members[0])
         self.candidates_of[kind] = found
         return found
