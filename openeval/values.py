@@ -8,10 +8,11 @@ Integers compare exactly at any size (``12345678901234567890123456789`` is not
 ``...788``): :func:`openeval.jsonio.parse_json` keeps integers beyond 64 bits as Python
 integers instead of rounding them to floats.
 
-Nothing here recurses without bound: values are compared and shown by loops, and only
-:data:`MAX_JSON_DEPTH` levels of nesting are compared. Two values that agree down to that depth
-and are nested further compare as *not known to be equal*: :func:`json_compare` answers None,
-:func:`json_equal` False, and :func:`first_difference` names the place as :data:`TOO_DEEP`.
+Nothing here recurses without bound: comparisons and keys descend one frame per level and stop
+at :data:`MAX_JSON_DEPTH`, and :func:`short_json` writes by a loop. Two values that agree down
+to that depth and are nested further compare as *not known to be equal*: :func:`json_compare`
+answers None, :func:`json_equal` False, and :func:`first_difference` names the place as
+:data:`TOO_DEEP`.
 """
 
 from __future__ import annotations
