@@ -8,16 +8,16 @@ Integers compare exactly at any size (``12345678901234567890123456789`` is not
 ``...788``): :func:`openeval.jsonio.parse_json` keeps integers beyond 64 bits as Python
 integers instead of rounding them to floats.
 
-Nothing here recurses without bound: values are compared and shown by loops, and only
-:data:`MAX_JSON_DEPTH` levels of nesting are compared. Two values that agree down to that depth
-and are nested further compare as *not known to be equal*: :func:`json_compare` answers None,
-:func:`json_equal` False, and :func:`first_difference` names the place as :data:`TOO_DEEP`.
+Nothing here recurses without bound: comparisons and keys descend one frame per level and stop
+at :data:`MAX_JSON_DEPTH`, and :func:`short_json` writes by a loop. Two values that agree down
+to that depth and are nested further compare as *not known to be equal*: :func:`json_compare`
+answers None, :func:`json_equal` False, and :func:`first_difference` names the place as
+:data:`TOO_DEEP`.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import reprlib
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any, cast
@@ -198,25 +198,57 @@ def canonical_key(value: Any) -> Hashable:
     A value that equals nothing (NaN, a value nested past :data:`MAX_JSON_DEPTH`, a non-JSON
     object) gets a key of its own, so grouping by key never merges values that differ.
     """
-    # The key is the compact JSON (sorted keys) of the value with whole floats written as
+    kind = type(value)
+    if kind is str or kind is int:
+        return cast(Hashable, value)  # exact types: True is not an int here; "1" is not 1
+    if kind is float or kind is bool or value is None:
+        return _canonical(value, 0)
+    # A container's key is its compact JSON (sorted keys) with whole floats written as
     # integers; orjson writes it in about a microsecond. A value orjson cannot write (integers
     # beyond 64 bits, deep nesting, odd keys) or that holds NaN or infinity gets a tuple key.
     try:
         text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError:
         return _canonical(value, 0)
-    if _FLOAT_TOKEN.search(text) is None and b"null" not in text:
-        return text  # no float and no null (which is also how orjson writes NaN)
+    if b".0" not in text and b"e+" not in text and b"null" not in text:
+        return text  # the quick form of _is_normal: most values stop here
+    return container_key(value, text)
+
+
+def container_key(value: Any, text: bytes | None) -> Hashable:
+    """Return :func:`canonical_key` of ``value`` given ``text``, its orjson dump with sorted
+    keys (None when orjson could not write it), so a caller that has the text saves a dump."""
+    if text is None:
+        return _canonical(value, 0)
+    if (b".0" not in text and b"e+" not in text and b"null" not in text) or _is_normal(text):
+        return text
     normal = _normalized(value, 0)
     if normal is _NOT_NORMAL:
         return _canonical(value, 0)
+    written = _dumps_sorted(normal)
+    return _canonical(value, 0) if written is None else written
+
+
+def _dumps_sorted(value: Any) -> bytes | None:
     try:
-        return orjson.dumps(normal, option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError:
-        return _canonical(value, 0)
+        return None
 
 
-_FLOAT_TOKEN = re.compile(rb"[0-9][.eE]")  # every float orjson writes has one; ints never do
+def _is_normal(text: bytes) -> bool:
+    """Return True when orjson's ``text`` holds no whole float and no null (how it writes NaN).
+
+    orjson writes a whole float as "3.0" (then "," "]" "}" or the end) or, from 1e16 on, as
+    "1e+16"; a fraction such as 12.05 never looks so, nor a negative exponent ("1e-7"). Text
+    inside a string that merely looks alike only costs the slower, exact path.
+    """
+    return (
+        b".0," not in text and b".0]" not in text and b".0}" not in text
+        and b"e+" not in text and b"null" not in text and not text.endswith(b".0")
+    )
+
+
 _NOT_NORMAL: Any = object()
 
 
@@ -249,7 +281,7 @@ def _normalized(value: Any, depth: int) -> Any:
 def _canonical(value: Any, depth: int) -> Hashable:
     kind = type(value)
     if kind is str or kind is int:
-        return cast(Hashable, value)  # the usual cases first; type() is exact, so True is not
+        return cast(Hashable, value)  # the usual cases first; type() is exact: no bools
     if kind is float:
         if value != value:  # NaN equals nothing, not even itself
             return object()

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
+
+import orjson
 
 from openeval.errors import TestCaseError
 from openeval.matching.matchers import (
@@ -33,10 +35,39 @@ from openeval.matching.matchers import (
     compile_expected,
     is_matcher_object,
 )
-from openeval.values import MAX_JSON_DEPTH, MISSING, canonical_key, json_equal, short_json
+from openeval.values import (
+    MAX_JSON_DEPTH,
+    MISSING,
+    canonical_key,
+    container_key,
+    json_equal,
+    short_json,
+)
 
 ArgsMode = Literal["exact", "superset", "subset", "ignore"]
 ARGS_MODES: tuple[str, ...] = get_args(ArgsMode)
+
+MAX_COMPARISONS = 2_000_000
+"""Most argument comparisons one match may make (seconds, not hours). Only many different
+expected calls that an index cannot narrow down (all matchers) against many different executed
+calls of the same tool come near it; past it the match is refused with an error saying so."""
+
+ABSENT_KEY: Hashable = ("absent",)
+"""The canonical key of an absent argument (no value's canonical key is this tuple)."""
+
+
+def _plain_enough(values: Mapping[str, Any]) -> bool:
+    """Return True when no value nests past MAX_JSON_DEPTH (checked only for long texts)."""
+    stack = [(value, 1) for value in values.values()]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            return False
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, depth + 1) for v in item)
+    return True
 
 
 @dataclass(frozen=True)
@@ -51,9 +82,17 @@ class CallRules:
     ignore: re.Pattern[str] | None = None
     defaults: Mapping[str, Any] | None = None
 
+    @property
+    def passthrough(self) -> bool:
+        """True when :meth:`normalize` has nothing to do (no ignored paths, defaults, paths)."""
+        return self.ignore is None and not self.defaults and self.mode is not None
+
     def normalize(self, args: Mapping[str, Any] | None) -> dict[str, Any]:
         """Return an executed call's arguments as they are compared: ignored paths and
-        arguments equal to their default removed, projected onto ``paths`` when set."""
+        arguments equal to their default removed, projected onto ``paths`` when set. The
+        result may be ``args`` itself: never change it."""
+        if self.ignore is None and not self.defaults and self.mode is not None:
+            return args if isinstance(args, dict) else dict(args or {})
         values: dict[str, Any] = dict(args) if args else {}
         if self.ignore is not None:
             values = _without_ignored(values, self.ignore, "", 0, plain_only=False)
@@ -118,46 +157,143 @@ class ExpectedCall:
 
     ``fields`` maps each compared key (an argument name, or a path under ``per_tool`` paths)
     to its compiled expected value. ``key`` is equal for two expected calls that can only
-    match the same executed calls (same tool, same arguments as written).
+    match the same executed calls (same tool, same arguments as written). A call whose
+    arguments hold no matcher (``plain``, the usual case) also carries canonical keys
+    (``whole`` and ``keyed``), so comparing it with executed arguments is comparing keys;
+    its ``fields`` are compiled only when a mismatch must be explained.
     """
 
-    __slots__ = ("defaults", "fields", "index", "key", "literal", "required", "rules", "tool")
+    __slots__ = (
+        "_fields", "_keyed", "_literal", "_required", "defaults", "exact_plain", "index", "key",
+        "plain", "root", "rules", "tool", "values", "whole",
+    )
 
     def __init__(
-        self, index: int, tool: str, args: Mapping[str, Any], rules: CallRules, where: str,
-        source: str | Path | None = None,
+        self, index: int, tool: str, args: Mapping[str, Any], rules: CallRules,
+        root: str = "expected_tool_calls", source: str | Path | None = None,
     ) -> None:
         self.index = index
         self.tool = tool
         self.rules = rules
+        self.root = root
         self.defaults: Mapping[str, Any] = rules.defaults or {}
-        values: dict[str, Any] = dict(args)
+        values: Mapping[str, Any] = args
         if rules.ignore is not None:
             values = _without_ignored(values, rules.ignore, "", 0, plain_only=True)
-        for key, default in self.defaults.items():
-            if key in values and not is_matcher_object(values[key]) and json_equal(
-                default, values[key]
-            ):
-                del values[key]
+        if self.defaults:
+            values = {
+                key: value for key, value in values.items()
+                if key not in self.defaults or is_matcher_object(value)
+                or not json_equal(self.defaults[key], value)
+            }
         if rules.mode is None:
-            values = self._project_expected(values, where, source)
-        self.key: Hashable = (tool, canonical_key(values))
-        self.fields: dict[str, Expected] = {
-            key: compile_expected(value, f"{where}.{key}", source=source)
-            for key, value in values.items()
-        }
-        self.required = frozenset(
-            key for key, field in self.fields.items()
-            if not field.allows_missing and key not in self.defaults
+            values = self._project_expected(values, self.where, source)
+        self.values = values
+        try:
+            text: bytes | None = orjson.dumps(values, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            text = None
+        # No '"$' in the text: no key starts with "$", so no matcher. Nesting past the depth
+        # limit (an error when compiled) needs at least two bytes per level.
+        self.plain = text is not None and b'"$' not in text and (
+            len(text) < 2 * MAX_JSON_DEPTH or _plain_enough(values)
         )
-        self.literal: dict[str, Hashable] = {
-            key: canonical_key(field.source) for key, field in self.fields.items()
-            if field.is_literal and key in self.required
-        }
+        self.whole: Hashable = container_key(values, text)
+        self.key: Hashable = (tool, self.whole)
+        # Executed args match exactly when their canonical key is ``whole``.
+        self.exact_plain = self.plain and (rules.mode == "exact" or rules.mode is None)
+        self._fields: dict[str, Expected] | None = None
+        self._keyed: dict[str, Hashable] | None = None
+        self._literal: dict[str, Hashable] | None = None
+        self._required: frozenset[str] | None = None
+        if not self.plain:
+            self.compile(source)  # checks every matcher now, while the file is being read
+            self._keyed = {}
+
+    @property
+    def where(self) -> str:
+        """The JSON path of the call's arguments, for errors: ``expected_tool_calls[2].args``."""
+        return f"{self.root}[{self.index}].args"
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The compared keys."""
+        return frozenset(self.values)
+
+    @property
+    def required(self) -> frozenset[str]:
+        """The keys an executed call must have: no matcher allowing absence, no default."""
+        if self._required is None:
+            if self.plain:
+                self._required = frozenset(key for key in self.values if key not in self.defaults)
+            else:
+                self._required = frozenset(
+                    key for key, field in self.fields.items()
+                    if not field.allows_missing and key not in self.defaults
+                )
+        return self._required
+
+    @property
+    def keyed(self) -> dict[str, Hashable]:
+        """The canonical key of each expected value (``plain`` calls; empty otherwise)."""
+        if self._keyed is None:
+            self._keyed = {key: canonical_key(value) for key, value in self.values.items()}
+        return self._keyed
+
+    @property
+    def literal(self) -> dict[str, Hashable]:
+        """The canonical key of each required key's plain expected value (for an index)."""
+        if self._literal is None:
+            if self.plain:
+                keyed = self.keyed
+                self._literal = {key: keyed[key] for key in self.required}
+            else:
+                self._literal = {
+                    key: canonical_key(field.source) for key, field in self.fields.items()
+                    if field.is_literal and key in self.required
+                }
+        return self._literal
+
+    def compile(self, source: str | Path | None = None) -> dict[str, Expected]:
+        """Return (and keep) the compiled expected value of each compared key."""
+        if self._fields is None:
+            where = self.where
+            self._fields = {
+                key: compile_expected(value, f"{where}.{key}", source=source)
+                for key, value in self.values.items()
+            }
+        return self._fields
+
+    @property
+    def fields(self) -> dict[str, Expected]:
+        """The compiled expected value of each compared key."""
+        return self._fields if self._fields is not None else self.compile()
+
+    def matches_keys(self, whole: Hashable, key_of: Callable[[str], Hashable],
+                     names: Iterable[str]) -> bool:
+        """Return whether executed args match, given their canonical keys (``plain`` only):
+        ``whole`` for all of them, ``key_of(name)`` for one (``ABSENT_KEY`` when absent) and
+        their ``names``."""
+        mode = self.mode
+        if mode == "ignore":
+            return True
+        if mode == "exact":
+            return bool(whole == self.whole)
+        keyed = self.keyed
+        if mode == "superset":
+            for key, wanted in keyed.items():  # noqa: SIM110 - a plain loop: no generator
+                if key_of(key) != wanted:
+                    return False
+            return True
+        for key in names:
+            wanted = keyed.get(key, ABSENT_KEY)
+            if wanted is ABSENT_KEY or key_of(key) != wanted:
+                return False
+        return True
 
     def _project_expected(
         self, values: Mapping[str, Any], where: str, source: str | Path | None
-    ) -> dict[str, Any]:
+    ) -> Mapping[str, Any]:
         out: dict[str, Any] = {}
         for path in self.rules.paths:
             current: Any = values

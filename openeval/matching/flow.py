@@ -105,3 +105,49 @@ def _augment(
             continue
         path.append(e)
         u = to[e]
+
+
+SMALL = 256
+"""Up to this many right groups, :func:`augment` (Kuhn's method, recursive to at most this
+depth) is used; it needs no network, which makes small cases fast."""
+
+
+def augment(
+    start: Sequence[int | None], options: Sequence[Sequence[int]], sizes: Sequence[int]
+) -> tuple[list[int | None], int]:
+    """Return ``(assignment, work)``: ``start`` grown into a maximum one by augmenting paths.
+
+    ``start[i]`` is the right group left item ``i`` holds (None: none), ``options[i]`` the
+    groups it may hold, ``sizes[g]`` how many items group ``g`` takes. Each free item searches
+    once for an augmenting path (a failed search never succeeds later: Berge/Kuhn), so the
+    result is maximum. For at most :data:`SMALL` groups: the search recurses once per group.
+    """
+    held = list(start)
+    load: list[list[int]] = [[] for _ in sizes]
+    for item, group in enumerate(held):
+        if group is not None:
+            load[group].append(item)
+    work = 0
+
+    def attach(item: int, seen: set[int]) -> bool:
+        nonlocal work
+        for group in options[item]:
+            work += 1
+            if group in seen:
+                continue
+            seen.add(group)
+            if len(load[group]) < sizes[group]:
+                load[group].append(item)
+                held[item] = group
+                return True
+            for slot, other in enumerate(load[group]):
+                if attach(other, seen):  # ``other`` moved to another group: take its slot
+                    load[group][slot] = item
+                    held[item] = group
+                    return True
+        return False
+
+    for item, group in enumerate(start):
+        if group is None and options[item]:
+            attach(item, set())
+    return held, work

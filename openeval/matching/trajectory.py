@@ -29,12 +29,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, cast, get_args
 
-from openeval.errors import TestCaseError
-from openeval.matching.calls import ARGS_MODES, ArgsMode, CallRules, ExpectedCall, glob_pattern
-from openeval.matching.flow import max_pairs
+from openeval.errors import OpenEvalError, TestCaseError
+from openeval.matching.calls import (
+    ABSENT_KEY,
+    ARGS_MODES,
+    MAX_COMPARISONS,
+    ArgsMode,
+    CallRules,
+    ExpectedCall,
+    glob_pattern,
+)
+from openeval.matching.flow import SMALL, augment, max_pairs
 from openeval.matching.matchers import is_matcher_object
 from openeval.models import TraceStep
-from openeval.values import canonical_key, short_json
+from openeval.values import MISSING, canonical_key, short_json
 
 TrajectoryMode = Literal["strict", "in_order", "unordered", "superset", "subset"]
 TRAJECTORY_MODES: tuple[str, ...] = get_args(TrajectoryMode)
@@ -46,6 +54,9 @@ SPEC_KEYS: tuple[str, ...] = (
 
 DETAILS_LIMIT = 300
 """Longest details line written; the rest is counted as ``+N more``."""
+
+_NO_ARGS: Mapping[str, Any] = {}
+_INDEX_FROM = 8  # below this many candidate groups, testing each beats building an index
 
 
 def _fail(message: str, where: str, source: str | Path | None) -> TestCaseError:
@@ -210,20 +221,22 @@ def compile_calls(
     rules: dict[str, CallRules] = {}
     calls: list[ExpectedCall] = []
     for index, entry in enumerate(expected):
-        at = f"{where}[{index}]"
-        if not isinstance(entry, Mapping):
-            raise _fail('expected an object {"tool": ..., "args": {...}}', at, source)
+        # type() first: the Mapping ABC check is slow, and nearly every entry is a dict.
+        if type(entry) is not dict and not isinstance(entry, Mapping):
+            raise _fail('expected an object {"tool": ..., "args": {...}}',
+                        f"{where}[{index}]", source)
         tool = entry.get("tool")
-        if not isinstance(tool, str) or not tool:
-            raise _fail("expected a non-empty tool name", f"{at}.tool", source)
+        if type(tool) is not str or not tool:
+            raise _fail("expected a non-empty tool name", f"{where}[{index}].tool", source)
         args = entry.get("args")
         if args is None:
-            args = {}
-        elif not isinstance(args, Mapping):
-            raise _fail("expected a JSON object of arguments", f"{at}.args", source)
-        if tool not in rules:
-            rules[tool] = spec.rules_for(tool)
-        calls.append(ExpectedCall(index, tool, args, rules[tool], f"{at}.args", source))
+            args = _NO_ARGS
+        elif type(args) is not dict and not isinstance(args, Mapping):
+            raise _fail("expected a JSON object of arguments", f"{where}[{index}].args", source)
+        rule = rules.get(tool)
+        if rule is None:
+            rule = rules[tool] = spec.rules_for(tool)
+        calls.append(ExpectedCall(index, tool, args, rule, where, source))
     return calls
 
 
@@ -258,27 +271,28 @@ class TrajectoryMatch:
     """Comparisons and graph steps spent; tests bound it instead of timing."""
 
 
-_NO_ARGS: Mapping[str, Any] = {}
 
 
-@dataclass
-class _Executed:
-    """One counted tool call of the trace."""
-
-    step: int
-    number: int
-    tool: str
-    turn: int | None
-    group: int
-
-
-@dataclass
 class _Group:
-    """Identical executed calls: same tool, same arguments."""
+    """Identical executed calls: same tool, same arguments (as compared)."""
 
-    tool: str
-    args: dict[str, Any]
-    members: list[int]
+    __slots__ = ("args", "key", "keys", "members", "tool")
+
+    def __init__(self, tool: str, args: Mapping[str, Any], key: Hashable) -> None:
+        self.tool = tool
+        self.args = args
+        self.key = key
+        self.keys: dict[str, Hashable] = {}
+        self.members: list[int] = []
+
+    def key_of(self, name: str) -> Hashable:
+        """Return the canonical key of the argument ``name`` (``ABSENT_KEY`` when absent)."""
+        found = self.keys.get(name)
+        if found is None:
+            value = self.args.get(name, MISSING)
+            found = ABSENT_KEY if value is MISSING else canonical_key(value)
+            self.keys[name] = found
+        return found
 
 
 def match_trajectory(
@@ -301,12 +315,20 @@ class _Matching:
         self.spec = spec
         self.expected = expected
         self.work = 0
-        self.calls: list[_Executed] = []
+        self.comparisons = 0
+        # The counted calls, position by position: step index, number among all tool calls
+        # (as "call N" in details), tool, turn and group.
+        self.steps_at: list[int] = []
+        self.numbers: list[int] = []
+        self.tools: list[str] = []
+        self.turns: list[int | None] = []
+        self.group_of: list[int] = []
         self.groups: list[_Group] = []
         self.left_out: list[tuple[int, int, str, str]] = []  # (step, number, tool, why)
         rules: dict[str, CallRules] = {call.tool: call.rules for call in expected}
-        by_key: dict[Hashable, int] = {}
-        by_identity: dict[int, int] = {}
+        by_key: dict[tuple[str, Hashable], int] = {}
+        self.by_key = by_key
+        self.by_tool: dict[str, list[int]] = {}
         number = 0
         for index, step in enumerate(steps):
             if step.type != "tool_call":
@@ -320,21 +342,27 @@ class _Matching:
                 self.left_out.append((index, number, tool, why))
                 continue
             raw = step.tool_args or _NO_ARGS
-            group = by_identity.get(id(raw))
-            # The identity shortcut only holds for this tool: the same dict may be passed to two.
-            if group is None or self.groups[group].tool != tool:
-                key = (tool, canonical_key(raw))
-                group = by_key.get(key)
-                if group is None:
-                    if tool not in rules:
-                        rules[tool] = spec.rules_for(tool)
-                    group = len(self.groups)
-                    by_key[key] = group
-                    self.groups.append(_Group(tool, rules[tool].normalize(raw), []))
-                    self.work += 1
-                by_identity[id(raw)] = group
-            self.groups[group].members.append(len(self.calls))
-            self.calls.append(_Executed(index, number, tool, step.turn, group))
+            rule = rules.get(tool)
+            if rule is None:
+                rule = rules[tool] = spec.rules_for(tool)
+            args = raw if rule.passthrough else rule.normalize(raw)
+            key = canonical_key(args)
+            group = by_key.get((tool, key))
+            if group is None:
+                group = len(self.groups)
+                by_key[(tool, key)] = group
+                self.groups.append(_Group(tool, args, key))
+                if tool in self.by_tool:
+                    self.by_tool[tool].append(group)
+                else:
+                    self.by_tool[tool] = [group]
+                self.work += 1
+            self.groups[group].members.append(len(self.tools))
+            self.steps_at.append(index)
+            self.numbers.append(number)
+            self.tools.append(tool)
+            self.turns.append(step.turn)
+            self.group_of.append(group)
         self.kinds: list[list[int]] = []  # expected "kind" -> expected indices
         self.kind_of: list[int] = []
         by_expected: dict[Hashable, int] = {}
@@ -344,6 +372,7 @@ class _Matching:
                 self.kinds.append([])
             self.kinds[kind].append(call.index)
             self.kind_of.append(kind)
+        self.first = [expected[members[0]] for members in self.kinds]
         self.memo: dict[tuple[int, int], bool] = {}
         self.candidates_of: dict[int, list[int]] = {}
         self.tool_groups: dict[str, dict[frozenset[str], list[int]]] = {}
@@ -353,24 +382,43 @@ class _Matching:
 
     def compatible(self, kind: int, group: int) -> bool:
         """Return whether expected kind ``kind`` matches executed group ``group`` (memoised)."""
+        call = self.first[kind]
+        if call.exact_plain:  # plain values compared exactly: the canonical keys decide
+            target = self.groups[group]
+            return call.whole == target.key and call.tool == target.tool
         found = self.memo.get((kind, group))
         if found is None:
-            call = self.expected[self.kinds[kind][0]]
-            target = self.groups[group]
-            self.work += 1
-            found = call.tool == target.tool and call.test(target.args) is True
+            found = self.test(kind, group)
             self.memo[(kind, group)] = found
         return found
+
+    def test(self, kind: int, group: int) -> bool:
+        """Compare expected kind ``kind`` with executed group ``group``, counting the work."""
+        call = self.first[kind]
+        target = self.groups[group]
+        self.work += 1
+        self.comparisons += 1
+        if self.comparisons > MAX_COMPARISONS:
+            raise OpenEvalError(
+                f"trajectory matching needs more than {MAX_COMPARISONS:,} argument comparisons "
+                f"({len(self.kinds):,} different expected calls against {len(self.groups):,} "
+                "different executed calls); give the expected calls plain values an index can "
+                "use, or split the case"
+            )
+        if call.tool != target.tool:
+            return False
+        if call.plain:
+            return call.matches_keys(target.key, target.key_of, target.args)
+        return call.test(target.args) is True
 
     def shapes(self, tool: str) -> dict[frozenset[str], list[int]]:
         """Return the executed groups of ``tool`` by their set of argument keys."""
         shapes = self.tool_groups.get(tool)
         if shapes is None:
             shapes = {}
-            for number, group in enumerate(self.groups):
-                if group.tool == tool:
-                    shapes.setdefault(frozenset(group.args), []).append(number)
-            self.work += len(self.groups)
+            for group in self.by_tool.get(tool, ()):
+                shapes.setdefault(frozenset(self.groups[group].args), []).append(group)
+            self.work += len(self.by_tool.get(tool, ()))
             self.tool_groups[tool] = shapes
         return shapes
 
@@ -383,24 +431,35 @@ class _Matching:
         found = self.candidates_of.get(kind)
         if found is not None:
             return found
-        call = self.expected[self.kinds[kind][0]]
+        call = self.first[kind]
         mode = call.mode
+        if call.exact_plain:
+            # Plain values compared exactly: the one group with the same canonical key.
+            self.work += 1
+            group = self.by_key.get((call.tool, call.whole))
+            found = [] if group is None else [group]
+            self.candidates_of[kind] = found
+            return found
         found = []
+        names = call.names
+        required = call.required
         for shape, members in self.shapes(call.tool).items():
             self.work += 1
             if mode == "ignore":
                 found.extend(members)
                 continue
-            if not call.required <= shape and mode != "subset":
+            if not required <= shape and mode != "subset":
                 continue
-            if mode != "superset" and not shape <= call.fields.keys():
+            if mode != "superset" and not shape <= names:
                 continue
             keys = tuple(sorted(key for key in call.literal if key in shape))
             pool = members
-            if keys:
+            # A few candidates are tested directly; an index pays off on many.
+            if keys and len(members) > _INDEX_FROM:
                 index = self.index(call.tool, shape, keys, members)
                 pool = index.get(tuple(call.literal[key] for key in keys), [])
-            found.extend(group for group in pool if self.compatible(kind, group))
+            # Each (kind, group) pair is met once here: no memo, so memory stays small.
+            found.extend(group for group in pool if self.test(kind, group))
         found.sort(key=lambda group: self.groups[group].members[0])
         self.candidates_of[kind] = found
         return found
@@ -412,8 +471,8 @@ class _Matching:
         if index is None:
             index = {}
             for group in members:
-                args = self.groups[group].args
-                index.setdefault(tuple(canonical_key(args[key]) for key in keys), []).append(group)
+                key_of = self.groups[group].key_of
+                index.setdefault(tuple(key_of(key) for key in keys), []).append(group)
             self.work += len(members)
             self.indexes[(tool, shape, keys)] = index
         return index
@@ -431,6 +490,11 @@ class _Matching:
     def pair_all(self) -> dict[int, int]:
         """Return a maximum one-to-one pairing: expected index -> executed call position."""
         edges = [self.candidates(kind) for kind in range(len(self.kinds))]
+        greedy = self.pair_greedily(edges)
+        if len(greedy) == min(len(self.expected), len(self.tools)):
+            return greedy  # nothing can pair more: as good as the maximum flow
+        if len(self.groups) <= SMALL:
+            return self.pair_by_paths(greedy, edges)
         flows, work = max_pairs(
             [len(members) for members in self.kinds],
             [len(group.members) for group in self.groups],
@@ -449,11 +513,45 @@ class _Matching:
                     used[group] += 1
         return partner
 
+    def pair_by_paths(self, greedy: dict[int, int], edges: list[list[int]]) -> dict[int, int]:
+        """Return a maximum pairing grown from ``greedy`` by augmenting paths (few groups)."""
+        start: list[int | None] = [
+            self.group_of[greedy[call.index]] if call.index in greedy else None
+            for call in self.expected
+        ]
+        options = [edges[self.kind_of[call.index]] for call in self.expected]
+        held, work = augment(start, options, [len(group.members) for group in self.groups])
+        self.work += work
+        partner: dict[int, int] = {}
+        used = [0] * len(self.groups)
+        for index, group in enumerate(held):
+            if group is not None:
+                partner[index] = self.groups[group].members[used[group]]
+                used[group] += 1
+        return partner
+
+    def pair_greedily(self, edges: list[list[int]]) -> dict[int, int]:
+        """Return a first-fit pairing (optimal only when it pairs one whole side)."""
+        partner: dict[int, int] = {}
+        used = [0] * len(self.groups)
+        for kind, members in enumerate(self.kinds):
+            groups = iter(edges[kind])
+            group = next(groups, None)
+            for index in members:
+                while group is not None and used[group] == len(self.groups[group].members):
+                    group = next(groups, None)
+                if group is None:
+                    break
+                partner[index] = self.groups[group].members[used[group]]
+                used[group] += 1
+            self.work += len(members)
+        return partner
+
     def unordered(self, mode: str) -> TrajectoryMatch:
         partner = self.pair_all()
         taken = set(partner.values())
         missing = [call.index for call in self.expected if call.index not in partner]
-        extra = [position for position in range(len(self.calls)) if position not in taken]
+        extra = [position for position in range(len(self.tools)) if position not in taken]
         missing_counts = mode in ("unordered", "superset")
         extra_counts = mode in ("unordered", "subset")
         matched = not (missing_counts and missing) and not (extra_counts and extra)
@@ -528,7 +626,7 @@ class _Matching:
             if first is None:
                 first = (
                     f"expected call {i + 1} {self.expected[i].tool}: missing (the run made "
-                    f"{_plural(len(self.calls), 'counted call')})"
+                    f"{_plural(len(self.tools), 'counted call')})"
                 )
         rows = self.with_left_out(rows)
         if first is None:
@@ -537,7 +635,7 @@ class _Matching:
         overall = self.pair_all()
         taken = set(overall.values())
         missing = [call.index for call in self.expected if call.index not in overall]
-        extra = [p for p in range(len(self.calls)) if p not in taken]
+        extra = [p for p in range(len(self.tools)) if p not in taken]
         parts = [first, *self.lists(missing, extra)]
         if not missing and not extra:
             parts.append("the same calls were made in another order")
@@ -546,8 +644,9 @@ class _Matching:
     def turn_blocks(self) -> list[list[int]]:
         """Return the counted calls cut into turns: runs of calls sharing a turn number."""
         blocks: list[list[int]] = []
-        for position, call in enumerate(self.calls):
-            if blocks and call.turn is not None and self.calls[blocks[-1][-1]].turn == call.turn:
+        turns = self.turns
+        for position, turn in enumerate(turns):
+            if blocks and turn is not None and turns[blocks[-1][-1]] == turn:
                 blocks[-1].append(position)
             else:
                 blocks.append([position])
@@ -557,14 +656,30 @@ class _Matching:
         """Return a maximum pairing of the expected calls ``segment`` with the calls ``block``."""
         if len(segment) == 1 and len(block) == 1:
             i, p = segment[0], block[0]
-            if self.compatible(self.kind_of[i], self.calls[p].group):
+            if self.compatible(self.kind_of[i], self.group_of[p]):
                 return {i: p}
             return {}
         edges = [
             [b for b, p in enumerate(block)
-             if self.compatible(self.kind_of[i], self.calls[p].group)]
+             if self.compatible(self.kind_of[i], self.group_of[p])]
             for i in segment
         ]
+        taken: set[int] = set()
+        greedy: dict[int, int] = {}
+        for i, options in zip(segment, edges, strict=True):
+            for b in options:
+                if b not in taken:
+                    taken.add(b)
+                    greedy[i] = block[b]
+                    break
+        if len(greedy) == min(len(segment), len(block)):
+            return greedy  # one side fully paired: nothing can pair more
+        slot = {p: b for b, p in enumerate(block)}
+        start = [slot[greedy[i]] if i in greedy else None for i in segment]
+        if len(block) <= SMALL:
+            held, work = augment(start, edges, [1] * len(block))
+            self.work += work
+            return {i: block[b] for i, b in zip(segment, held, strict=True) if b is not None}
         flows, work = max_pairs([1] * len(segment), [1] * len(block), edges)
         self.work += work
         return {segment[left]: block[right] for (left, right) in flows}
@@ -574,7 +689,7 @@ class _Matching:
     def row(
         self, expected: int | None, position: int | None, ok: bool, reason: str
     ) -> AlignmentRow:
-        step = None if position is None else self.calls[position].step
+        step = None if position is None else self.steps_at[position]
         return AlignmentRow(expected, step, ok, reason)
 
     def with_left_out(self, rows: list[AlignmentRow]) -> list[AlignmentRow]:
@@ -602,7 +717,7 @@ class _Matching:
         rows = [
             self.row(by_position[p], p, True, "matched") if p in by_position
             else self.row(None, p, extra_ok, "extra call (allowed)" if extra_ok else "extra call")
-            for p in range(len(self.calls))
+            for p in range(len(self.tools))
         ]
         rows += [
             self.row(i, None, missing_ok,
@@ -615,7 +730,7 @@ class _Matching:
         by_position = {position: index for index, position in partner.items()}
         rows: list[AlignmentRow] = []
         pending = [call.index for call in self.expected]
-        for p in range(len(self.calls)):
+        for p in range(len(self.tools)):
             if p in by_position:
                 index = by_position[p]
                 while pending and pending[0] != index:
@@ -642,8 +757,8 @@ class _Matching:
         total = len(self.expected)
         return (
             f"trajectory matched ({self.heading()}): {paired}/{total} expected "
-            f"{_plural(total, 'call', bare=True)} in {len(self.calls)} counted "
-            f"{_plural(len(self.calls), 'call', bare=True)}"
+            f"{_plural(total, 'call', bare=True)} in {len(self.tools)} counted "
+            f"{_plural(len(self.tools), 'call', bare=True)}"
         )
 
     def failure(self, parts: list[str]) -> str:
@@ -662,7 +777,7 @@ class _Matching:
     def difference(self, index: int, position: int) -> str:
         """Return why expected call ``index`` and executed call ``position`` differ."""
         call = self.expected[index]
-        target = self.groups[self.calls[position].group]
+        target = self.groups[self.group_of[position]]
         if call.tool != target.tool:
             return f"expected {call.tool}, got {target.tool}"
         found = call.explain(target.args)
@@ -671,14 +786,14 @@ class _Matching:
         return f"expected {call.tool}, got {target.tool}: {found}"
 
     def at_call(self, position: int) -> str:
-        return f"call {self.calls[position].number}"
+        return f"call {self.numbers[position]}"
 
     def explain_missing(self, index: int, spare: set[int]) -> str:
         call = self.expected[index]
-        same_tool = [p for p in sorted(spare) if self.calls[p].tool == call.tool]
+        same_tool = [p for p in sorted(spare) if self.tools[p] == call.tool]
         if same_tool:
             return f"{self.at_call(same_tool[0])}: {self.difference(index, same_tool[0])}"
-        made = sum(1 for c in self.calls if c.tool == call.tool)
+        made = self.tools.count(call.tool)
         if made:
             return (
                 f"expected call {index + 1} {call.tool}: no {call.tool} call left to match it "
@@ -687,15 +802,15 @@ class _Matching:
         return self.not_made(index)
 
     def explain_extra(self, position: int, spare: set[int]) -> str:
-        executed = self.calls[position]
-        same_tool = [i for i in sorted(spare) if self.expected[i].tool == executed.tool]
+        tool = self.tools[position]
+        same_tool = [i for i in sorted(spare) if self.expected[i].tool == tool]
         if same_tool:
             return f"{self.at_call(position)}: {self.difference(same_tool[0], position)}"
-        return f"{self.at_call(position)}: {executed.tool} was not expected"
+        return f"{self.at_call(position)}: {tool} was not expected"
 
     def explain_out_of_order(self, index: int, after: int, found: list[int]) -> str:
         call = self.expected[index]
-        later = [p for p in range(after + 1, len(self.calls)) if self.calls[p].tool == call.tool]
+        later = [p for p in range(after + 1, len(self.tools)) if self.tools[p] == call.tool]
         if later:
             return f"{self.at_call(later[0])}: {self.difference(index, later[0])}"
         where = f" after {self.at_call(after)}" if after >= 0 else ""
@@ -711,7 +826,7 @@ class _Matching:
     ) -> str:
         turn = ""
         if len(block) > 1:
-            first, last = self.calls[block[0]].number, self.calls[block[-1]].number
+            first, last = self.numbers[block[0]], self.numbers[block[-1]]
             turn = f" (calls {first}-{last} share a turn)"
         if spare_expected and spare_calls:
             i, p = spare_expected[0], spare_calls[0]
@@ -719,7 +834,7 @@ class _Matching:
         if spare_calls:
             p = spare_calls[0]
             return (
-                f"{self.at_call(p)}: got {self.calls[p].tool}, expected no more calls "
+                f"{self.at_call(p)}: got {self.tools[p]}, expected no more calls "
                 f"({len(self.expected)} expected){turn}"
             )
         i = spare_expected[0]
@@ -730,7 +845,7 @@ class _Matching:
         if missing:
             parts.append("missing: " + _counted(Counter(self.expected[i].tool for i in missing)))
         if extra:
-            parts.append("extra: " + _counted(Counter(self.calls[p].tool for p in extra)))
+            parts.append("extra: " + _counted(Counter(self.tools[p] for p in extra)))
         missing_tools = {self.expected[i].tool for i in missing}
         parts += [f"{tool}: {why}" for _, _, tool, why in self.left_out if tool in missing_tools]
         return parts

@@ -7,6 +7,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from openeval.errors import OpenEvalError
+from openeval.matching.calls import MAX_COMPARISONS
 from openeval.matching.matchers import Expected, compile_expected
 from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
 from openeval.metrics._common import ExpectedCall, expected_calls, join_bounded
@@ -205,6 +207,12 @@ def _pair_groups(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str,
         col_members[col].append(index)
     work = len(actual)
 
+    if len(row_members) * len(col_members) > MAX_COMPARISONS:
+        raise OpenEvalError(
+            f"argument pairing needs more than {MAX_COMPARISONS:,} comparisons "
+            f"({len(row_members):,} different expected calls against {len(col_members):,} "
+            "different executed calls of one tool); split the case"
+        )
     demand = len(expected)
     weights: list[list[int]] = []
     for members in row_members:

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openeval.errors import TestCaseError
+from openeval.errors import OpenEvalError, TestCaseError
 from openeval.jsonio import read_json_file
 from openeval.matching.trajectory import (
     SPEC_KEYS,
@@ -265,3 +265,16 @@ def test_a_failing_long_run_is_bounded_too() -> None:
         assert not found.matched
         assert "call 1001: expected search, got search: id: expected -1, got 1000" in found.details
         assert found.work <= 80 * len(steps), (mode, found.work)
+
+
+def test_matchers_no_index_can_narrow_stay_within_the_comparison_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    steps = [TraceStep(step_id=i, type="tool_call", tool_name="set", tool_args={"v": i})
+             for i in range(60)]
+    expected = [{"tool": "set", "args": {"v": {"$approx": i, "$tol": 0.1}}} for i in range(60)]
+    found = match_trajectory(steps, expected, TrajectorySpec(mode="unordered"))
+    assert found.matched and found.work >= 60 * 60  # every pair is compared: no index helps
+    monkeypatch.setattr("openeval.matching.trajectory.MAX_COMPARISONS", 1000)
+    with pytest.raises(OpenEvalError, match="needs more than 1,000 argument comparisons"):
+        match_trajectory(steps, expected, TrajectorySpec(mode="unordered"))
