@@ -25,5 +25,5 @@ def run_spec(spec: CaseSpec, plan: RunPlan) -> CaseResult:
     """Return the result of one discovered case under ``plan`` (what every engine calls)."""
     return run_case(
         spec.testcase_path, spec.trace_path, plan=plan, case_id=spec.case_id,
-        problem=spec.problem,
+        problem=spec.problem, trials=spec.trials,
     )

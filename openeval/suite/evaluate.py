@@ -1,4 +1,5 @@
-"""One case, end to end: its test case read and compiled, its trace read, then scored.
+"""One case, end to end: its test case read (merged with its suite configuration) and compiled,
+its trace (or each of its trials) read, then scored.
 
 :func:`evaluate_case` raises :class:`~openeval.errors.OpenEvalError` when a file cannot be
 read (single-case mode reports that as bad usage); :func:`run_case` turns that into an errored
@@ -16,9 +17,13 @@ from typing import TYPE_CHECKING
 
 from openeval.errors import OpenEvalError, TestCaseError
 from openeval.results.records import CaseResult
+from openeval.results.trials import DEFAULT_RULE, TrialsRule
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
+    from openeval.models import EvalTestCase
+    from openeval.scoring.plan import CasePlan
+    from openeval.suite.config import SuiteConfig
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,10 @@ class RunPlan:
     """Read every trace with this adapter instead of detecting its format."""
     options: LoadOptions | None = None
     """Read limits and the Fixtura agent spec."""
+    config: SuiteConfig | None = None
+    """The suite's configuration files, merged under each case's test case."""
+    trials_rule: str | None = None
+    """The trials rule for every case with trials, over the configuration's (``--trials-rule``)."""
 
     @classmethod
     def of(
@@ -38,9 +47,43 @@ class RunPlan:
         metrics: Sequence[str] | None = None,
         format: str | None = None,
         options: LoadOptions | None = None,
+        *,
+        config: SuiteConfig | None = None,
+        trials_rule: str | None = None,
     ) -> RunPlan:
         """Return a plan, the metric names copied into a tuple."""
-        return cls(None if metrics is None else tuple(metrics), format, options)
+        return cls(None if metrics is None else tuple(metrics), format, options, config,
+                   trials_rule)
+
+
+def read_case(testcase_path: Path, plan: RunPlan) -> tuple[EvalTestCase, CasePlan, str]:
+    """Return a test case merged with its configuration, its compiled plan, and the trials rule
+    that applies to it.
+
+    Raises TestCaseError naming the file, and for a setting that came from a configuration
+    file that file, its line and key.
+    """
+    from openeval.jsonio import read_json_file
+    from openeval.scoring import compile_plan
+    from openeval.suite.config import merge_case
+    from openeval.testcase_file import build_test_case
+
+    document = read_json_file(testcase_path, error=TestCaseError)
+    test_case = build_test_case(document, source=testcase_path)
+    layers = plan.config.applying(testcase_path) if plan.config is not None else ()
+    rule = DEFAULT_RULE
+    if layers:
+        merged = merge_case(document, layers, testcase_path=testcase_path)
+        try:
+            test_case = build_test_case(merged.document, source=testcase_path)
+            case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
+        except OpenEvalError as exc:
+            raise merged.relocate(exc) from None
+        if merged.trials_rule is not None:
+            rule = merged.trials_rule[0]
+    else:
+        case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
+    return test_case, case_plan, plan.trials_rule or rule
 
 
 def evaluate_case(
@@ -50,21 +93,32 @@ def evaluate_case(
     plan: RunPlan | None = None,
     case_id: str | None = None,
     problem: str | None = None,
+    trials: Sequence[str | Path] = (),
 ) -> CaseResult:
     """Return the scored result of one case; raise OpenEvalError when a file cannot be read.
 
     ``trace_path`` None means "the file the test case's ``trace`` key names"; when the key is
     absent too, TestCaseError says ``problem`` (or that no trace was given). A ``trace`` key is
     read relative to the test case file; an explicit ``trace_path`` wins over it.
+
+    ``trials`` (several traces of the task) scores each one as a trial of the case; a trial
+    whose trace cannot be read is an errored trial, and the case's verdict follows its rule.
     """
     from openeval.adapters.registry import read_trace
-    from openeval.scoring import compile_plan, score
-    from openeval.testcase_file import load_test_case
+    from openeval.scoring import score
 
     plan = plan or RunPlan()
     testcase_path = Path(testcase_path)
-    test_case = load_test_case(testcase_path)
-    case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
+    test_case, case_plan, rule = read_case(testcase_path, plan)
+    case_id = case_id if case_id is not None else testcase_path.as_posix()
+    if trials:
+        if test_case.trace is not None:
+            raise TestCaseError(
+                "names one trace with its 'trace' key, but its folder holds trials; remove the "
+                "key or the trials", source=testcase_path, location="trace",
+            )
+        return _score_trials(case_id, testcase_path, test_case, case_plan, rule,
+                             [Path(t) for t in trials], plan)
     trace_file = Path(trace_path) if trace_path is not None else None
     if trace_file is None and test_case.trace is not None:
         trace_file = testcase_path.parent / test_case.trace
@@ -72,7 +126,7 @@ def evaluate_case(
         raise TestCaseError(problem or "no trace given for this test case", source=testcase_path)
     trace, trace_format = read_trace(trace_file, plan.format, options=plan.options)
     return CaseResult(
-        case_id=case_id if case_id is not None else testcase_path.as_posix(),
+        case_id=case_id,
         task_id=test_case.task_id,
         testcase_path=testcase_path.as_posix(),
         trace_path=trace_file.as_posix(),
@@ -82,6 +136,51 @@ def evaluate_case(
     )
 
 
+def _score_trials(
+    case_id: str,
+    testcase_path: Path,
+    test_case: EvalTestCase,
+    case_plan: CasePlan,
+    rule: str,
+    traces: list[Path],
+    plan: RunPlan,
+) -> CaseResult:
+    from openeval.adapters.registry import read_trace
+    from openeval.scoring import score
+
+    results = []
+    for trace_file in traces:
+        label = _relative_label(trace_file, testcase_path.parent)
+        common = {
+            "case_id": f"{case_id}#{label}", "task_id": test_case.task_id,
+            "testcase_path": testcase_path.as_posix(), "trace_path": trace_file.as_posix(),
+        }
+        try:
+            trace, trace_format = read_trace(trace_file, plan.format, options=plan.options)
+        except OpenEvalError as exc:
+            results.append(CaseResult(**common, trace_format=None, error=str(exc)))
+            continue
+        results.append(CaseResult(**common, trace_format=trace_format,
+                                  checks=score(trace, case_plan), trace_task_id=trace.task_id))
+    return CaseResult(
+        case_id=case_id,
+        task_id=test_case.task_id,
+        testcase_path=testcase_path.as_posix(),
+        trace_path=None,
+        trace_format=None,
+        error=TrialsRule.parse(rule).needs(len(results)),
+        trials=tuple(results),
+        trials_rule=rule,
+    )
+
+
+def _relative_label(path: Path, folder: Path) -> str:
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
 def run_case(
     testcase_path: str | Path,
     trace_path: str | Path | None,
@@ -89,6 +188,7 @@ def run_case(
     plan: RunPlan | None = None,
     case_id: str | None = None,
     problem: str | None = None,
+    trials: Sequence[str | Path] = (),
 ) -> CaseResult:
     """Return the result of one case; a file that cannot be read gives an errored result.
 
@@ -97,7 +197,8 @@ def run_case(
     """
     try:
         return evaluate_case(
-            testcase_path, trace_path, plan=plan, case_id=case_id, problem=problem
+            testcase_path, trace_path, plan=plan, case_id=case_id, problem=problem,
+            trials=trials,
         )
     except OpenEvalError as exc:
         testcase_path = Path(testcase_path)
