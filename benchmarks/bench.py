@@ -147,18 +147,20 @@ def openeval_command() -> list[str]:
 
 
 def score_in_process(suite: Path, limit: int) -> float:
-    """Return the mean microseconds to score one case with every registered metric."""
+    """Return the mean microseconds to score one case with every registered metric (the
+    case's plan compiled once, as a run does)."""
     from openeval.adapters import load_trace
-    from openeval.metrics import all_metrics
-    from openeval.runner import score_case
+    from openeval.scoring import compile_plan, score
     from openeval.testcase_file import load_test_case
 
     folders = sorted(p for p in suite.iterdir() if p.is_dir())[:limit]
-    pairs = [(load_trace(f / "trace.json"), load_test_case(f / "testcase.json")) for f in folders]
-    metrics = all_metrics()
+    pairs = [
+        (load_trace(f / "trace.json"), compile_plan(load_test_case(f / "testcase.json")))
+        for f in folders
+    ]
     start = time.perf_counter()
-    for trace, testcase in pairs:
-        score_case(trace, testcase, metrics)
+    for trace, plan in pairs:
+        score(trace, plan)
     return (time.perf_counter() - start) / len(pairs) * 1e6
 
 

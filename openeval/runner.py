@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from openeval.errors import SuiteError
+from openeval.legacy import ScoresATrace, run_eval, run_suite_021
 from openeval.registry import unknown_name
 from openeval.results.records import CaseResult, SuiteResult
 from openeval.suite.discover import CaseSpec, discover, is_trace_name
@@ -77,8 +78,11 @@ def check_gate_names(suite: SuiteResult, where: Mapping[str, str]) -> None:
         )
 
 
+@overload
 def run_suite(
     suite_dir: str | Path,
+    legacy_metrics: None = None,
+    /,
     *,
     metrics: Sequence[str] | None = None,
     format: str | None = None,
@@ -87,23 +91,51 @@ def run_suite(
     progress: Progress | None = None,
     workers: int | None = None,
     engine: Engine | None = None,
+    allow_outside: bool = False,
     gates: Sequence[Gate] = (),
     fail_under_cases: float | None = None,
     trials_rule: str | None = None,
-) -> SuiteResult:
+) -> SuiteResult: ...
+@overload
+def run_suite(
+    suite_dir: str | Path, legacy_metrics: Sequence[ScoresATrace], /
+) -> dict[str, Any]: ...
+def run_suite(
+    suite_dir: str | Path,
+    legacy_metrics: Sequence[ScoresATrace] | None = None,
+    /,
+    *,
+    metrics: Sequence[str] | None = None,
+    format: str | None = None,
+    options: LoadOptions | None = None,
+    fail_under: float | None = None,
+    progress: Progress | None = None,
+    workers: int | None = None,
+    engine: Engine | None = None,
+    allow_outside: bool = False,
+    gates: Sequence[Gate] = (),
+    fail_under_cases: float | None = None,
+    trials_rule: str | None = None,
+) -> SuiteResult | dict[str, Any]:
     """Return the results of every case under ``suite_dir``, in sorted path order.
 
     ``metrics`` narrows the registered metrics by name (None for all); ``format`` forces a
     trace adapter. ``engine`` scores the cases (default: this process, or a pool of ``workers``
     processes, one per CPU, for suites of PARALLEL_FROM cases or more); the result is the same
-    either way.
+    either way. Traces are read only inside ``suite_dir`` (links resolved) unless
+    ``allow_outside``.
 
-    The suite's configuration files (``openeval.toml``, proposals/0060) give
-    every case its defaults and the run its ``fail_under``, ``fail_under_cases`` and gates;
-    the arguments win over them (``gates`` name by name). ``trials_rule`` judges every case
-    with trials. Raises SuiteError when the folder holds no case, a metric name or the trials
-    rule is unknown, or a gate names no metric or check of the run.
+    The suite's configuration files (``openeval.toml``, proposals/0060) give every case its
+    defaults and the run its ``fail_under``, ``fail_under_cases`` and gates; the arguments win
+    over them (``gates``, ``(name, line, where given)``, name by name). ``trials_rule`` judges
+    every case with trials. Raises SuiteError when the folder holds no case, a metric name or
+    the trials rule is unknown, or a gate names no metric or check of the run.
+
+    ``run_suite(path, [metric objects])``, the openeval-core 0.2.1 form, still works: it warns
+    (DeprecationWarning) and returns 0.2.1's ``{task_id: {"task_id", "metrics"}}`` dict.
     """
+    if legacy_metrics is not None:
+        return run_suite_021(suite_dir, legacy_metrics)
     from openeval.engines.local import default_engine
     from openeval.suite.config import load_suite_config
 
@@ -127,7 +159,8 @@ def run_suite(
     for name, line, given in gates:
         lines.pop(name, None)  # the command line wins, and its gates come after the file's
         lines[name], where[name] = line, given
-    plan = RunPlan.of(metrics, format, options, config=config, trials_rule=trials_rule)
+    plan = RunPlan.of(metrics, format, options, confine_to=suite_dir, allow_outside=allow_outside,
+                      config=config, trials_rule=trials_rule)
     chosen = engine or default_engine(len(specs), workers)
     cases: list[CaseResult] = []
     for case in chosen.run(plan, specs):
@@ -164,5 +197,6 @@ __all__ = [
     "evaluate_case",
     "is_trace_name",
     "run_case",
+    "run_eval",
     "run_suite",
 ]

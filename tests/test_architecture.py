@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "openeval"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("openeval.errors", "openeval.version", "openeval.lazy"),
+    ("openeval.errors", "openeval.version", "openeval.lazy", "openeval.printable",
+     "openeval.deprecation"),
     ("openeval.registry",),
     ("openeval.models", "openeval.scores", "openeval.values", "openeval.jsonio"),
     ("openeval.schemas",),
@@ -45,7 +46,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("openeval.suite",),  # discovery, and one case end to end (reads files, then scores)
     ("openeval.engines",),
-    ("openeval.runner",),  # the front door: discover, score on an engine, one SuiteResult
+    ("openeval.runner",  # the front door: discover, score on an engine, one SuiteResult
+     "openeval.legacy"),  # openeval-core 0.2.1's run_eval / run_suite(path, metrics)
     ("openeval.report",),
     ("openeval.ci", "openeval.cli", "openeval.testing", "openeval.distributed"),
     ("openeval.__main__", "openeval"),  # the root only re-exports, lazily

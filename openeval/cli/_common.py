@@ -8,11 +8,13 @@ from typing import NoReturn
 import click
 
 from openeval.errors import OpenEvalError
+from openeval.printable import printable
 
 
 def one_line(text: str) -> str:
-    """Return ``text`` on one line: CR and LF (any line break) become spaces."""
-    return " ".join(text.splitlines())
+    """Return ``text`` on one printable line: line breaks become spaces, and any other control
+    character is escaped (so a message can never forge a CI workflow command)."""
+    return printable(" ".join(text.splitlines()))
 
 
 def fail(error: OpenEvalError, code: int) -> NoReturn:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from openeval.printable import printable
 from openeval.results.records import CaseResult, CheckResult, SuiteResult
 from openeval.results.summary import percent
 
@@ -40,7 +41,7 @@ def summary_line(suite: SuiteResult) -> str:
         else f"pass rate {rate:.1%} ({s.results.passed}/{s.results.judged})"
     )
     gate = "gate passed" if s.gate_passed else "gate FAILED"
-    return (
+    return printable(
         f"openeval: {s.cases} case(s): {s.passed_cases} passed, {s.failed_cases} failed, "
         f"{s.errored_cases} errored, {s.not_evaluated_cases} n.a. (cases passed: "
         f"{percent(s.case_pass_rate)}); {figure}; {gate}: {s.gate_reason}"
@@ -52,14 +53,17 @@ _CASE_WORD = {"passed": "PASS ", "failed": "FAIL ", "error": "ERROR", "n.a.": "N
 
 def _plain_case_lines(case: CaseResult) -> list[str]:
     if case.error is not None:
-        return [f"ERROR {case.case_id}: {case.error}"]
-    lines = [f"{_CASE_WORD[case.status]} {case.case_id}"]
+        return [f"ERROR {printable(case.case_id)}: {printable(case.error)}"]
+    lines = [f"{_CASE_WORD[case.status]} {printable(case.case_id)}"]
     lines += [_result_line(c) for c in case.checks if c.verdict in ("fail", "error")]
     return lines
 
 
 def _result_line(check: CheckResult) -> str:
-    return f"    {check.verdict:5} {check.name} {check.score_text()}: {check.details}"
+    return (
+        f"    {check.verdict:5} {printable(check.name)} {printable(check.score_text())}: "
+        f"{printable(check.details)}"
+    )
 
 
 def _console() -> Console:
@@ -134,25 +138,27 @@ def print_case(case: CaseResult, *, quiet: bool) -> None:
     if is_terminal():
         from rich.table import Table
 
-        table = Table(title=f"{case.task_id}  ({case.trace_format} trace)")
+        table = Table(title=_escape(f"{case.task_id}  ({case.trace_format} trace)"))
         for column in ("metric", "verdict", "score", "details"):
             table.add_column(column, overflow="fold")
         for c in case.checks:
             word = c.verdict
             table.add_row(
-                _escape(c.name), f"[{_STYLE[word]}]{word}[/]", c.score_text(), _escape(c.details)
+                _escape(c.name), f"[{_STYLE[word]}]{word}[/]", _escape(c.score_text()),
+                _escape(c.details),
             )
         _console().print(table)
         return
-    click.echo(f"{case.task_id} ({case.trace_format} trace)")
+    click.echo(printable(f"{case.task_id} ({case.trace_format} trace)"))
     for c in case.checks:
-        click.echo(f"  {c.verdict:5} {c.name} {c.score_text()}: {c.details}")
+        click.echo(_result_line(c)[2:])
 
 
 def _escape(text: str) -> str:
+    """Return input text safe in rich markup: control characters escaped, markup inert."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(printable(text))
 
 
 @contextmanager

@@ -65,6 +65,10 @@ def parse_reports(values: tuple[str, ...]) -> list[tuple[str, Path | None]]:
                    "into PATH or onto stdout after the summary. Repeatable.")
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path),
               help="Also write a JUnit XML report to this file (same as --report junit=FILE).")
+@click.option("--allow-outside-suite", is_flag=True,
+              help="Read traces outside the suite folder too. Off by default: in a pull "
+                   "request the test cases are the author's, and a 'trace' key or a link must "
+                   "not reach other files on the runner.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 def run(
     trace_path: Path | None,
@@ -79,6 +83,7 @@ def run(
     max_line_bytes: int | None,
     report_options: tuple[str, ...],
     junit_path: Path | None,
+    allow_outside_suite: bool,
     quiet: bool,
 ) -> None:
     """Score one case (--trace + --testcase) or a suite (--suite DIR).
@@ -106,11 +111,15 @@ def run(
             # Before the first case is scored: an interrupted run leaves no old verdict behind.
             prepare_output(output_dir)
         if suite_dir is not None:
-            suite = _run_suite(suite_dir, metric_names, trace_format, load, fail_under, quiet)
+            suite = _run_suite(
+                suite_dir, metric_names, trace_format, load, fail_under, quiet,
+                allow_outside_suite,
+            )
         else:
             assert testcase_path is not None  # checked above; narrows the type for mypy
             suite = _run_single(
-                testcase_path, trace_path, metric_names, trace_format, load, fail_under, quiet
+                testcase_path, trace_path, metric_names, trace_format, load, fail_under, quiet,
+                allow_outside_suite,
             )
         _write_outputs(suite, output_dir, reports)
     except OpenEvalError as exc:
@@ -125,6 +134,7 @@ def _run_suite(
     load: LoadOptions,
     fail_under: float | None,
     quiet: bool,
+    allow_outside: bool,
 ) -> SuiteResult:
     from openeval.cli.console import print_suite, progress_bar
     from openeval.runner import run_suite
@@ -132,7 +142,7 @@ def _run_suite(
     with progress_bar(not quiet) as progress:
         suite = run_suite(
             suite_dir, metrics=metric_names, format=trace_format, options=load,
-            fail_under=fail_under, progress=progress,
+            fail_under=fail_under, progress=progress, allow_outside=allow_outside,
         )
     print_suite(suite, quiet=quiet)
     return suite
@@ -146,6 +156,7 @@ def _run_single(
     load: LoadOptions,
     fail_under: float | None,
     quiet: bool,
+    allow_outside: bool,
 ) -> SuiteResult:
     from openeval.cli.console import print_case, summary_line
     from openeval.results.records import SuiteResult
@@ -154,7 +165,8 @@ def _run_single(
 
     check_metric_selection(metric_names)
     case = evaluate_case(
-        testcase_path, trace_path, plan=RunPlan.of(metric_names, trace_format, load)
+        testcase_path, trace_path,
+        plan=RunPlan.of(metric_names, trace_format, load, allow_outside=allow_outside),
     )
     suite = SuiteResult(cases=(case,), fail_under=fail_under, metadata={})
     print_case(case, quiet=quiet)

@@ -18,6 +18,7 @@ from openeval.cli import options
 from openeval.cli._common import fail, write_bytes
 from openeval.cli.exit_codes import EXIT_USAGE
 from openeval.errors import OpenEvalError
+from openeval.printable import printable
 
 if TYPE_CHECKING:
     from openeval.models import AgentTrace, TraceStep
@@ -70,7 +71,7 @@ def convert(trace_path: Path, trace_format: str | None, output_path: Path | None
 
 
 def _one_line(text: str, width: int) -> str:
-    flat = " ".join(text.split())
+    flat = printable(" ".join(text.split()))
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
@@ -128,7 +129,7 @@ def inspect(trace_path: Path, trace_format: str | None) -> None:
         from rich.markup import escape
         from rich.table import Table
 
-        table = Table(title=escape(_title(trace)), caption=escape(final))
+        table = Table(title=escape(printable(_title(trace))), caption=escape(final))
         for column in COLUMNS:
             if column == "step":
                 table.add_column(column, justify="right")
@@ -140,7 +141,7 @@ def inspect(trace_path: Path, trace_format: str | None) -> None:
         Console(highlight=False).print(table)
         return
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(COLUMNS)]
-    click.echo(_title(trace))
+    click.echo(printable(_title(trace)))
     for row in (COLUMNS, *rows):
         cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
         click.echo("  ".join(cells).rstrip())

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from openeval.lazy import lazy_exports
-from openeval.metrics.base import Measurement, Metric, not_applicable
+from openeval.metrics.base import BaseMetric, Measurement, Metric, not_applicable
 from openeval.metrics.registry import (
     BUILTIN_METRICS,
     all_metrics,
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ArgumentCorrectness",
+    "BaseMetric",
     "DenialRecoveryRate",
     "DivergenceScore",
     "FixtureFreshness",

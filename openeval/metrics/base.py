@@ -51,6 +51,15 @@ class Metric(ABC):
     default_threshold: ClassVar[float | None] = 1.0
     """Pass line: ``passed`` is ``score >= threshold``. None for verdict-style metrics."""
 
+    @property
+    def description(self) -> str:
+        """The first line of the metric's docstring (what openeval-core 0.2.1 called it)."""
+        return (type(self).__doc__ or "").strip().splitlines()[0]
+
+    def explain(self, result: MetricResult) -> str:
+        """Return ``result`` as one sentence (openeval-core 0.2.1's ``BaseMetric.explain``)."""
+        return f"{self.name}: {result.details} Score: {result.score:.2f}."
+
     def __init__(self, *, threshold: float | None = None) -> None:
         if threshold is not None and self.default_threshold is None:
             raise ValueError(f"metric {self.name!r} is a verdict and takes no threshold")
@@ -85,3 +94,29 @@ class Metric(ABC):
         return MetricResult(
             metric_name=self.name, score=found.score, passed=passed, details=found.details
         )
+
+
+class BaseMetric(ABC):
+    """openeval-core 0.2.1's metric base: subclasses define ``name`` and ``score``.
+
+    Deprecated: subclass :class:`Metric` (``measure`` returns a :class:`Measurement`; the pass
+    line and the verdict rule are applied for you). Subclassing this warns once per class; the
+    subclass keeps working with ``run_eval`` and ``run_suite(path, metrics)``.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        from openeval.deprecation import deprecated
+
+        deprecated("openeval.metrics.BaseMetric", "openeval.metrics.Metric")
+
+    @abstractmethod
+    def score(self, trace: AgentTrace, test_case: EvalTestCase) -> MetricResult:
+        """Return the metric's result on ``trace``."""
+
+    def explain(self, result: MetricResult) -> str:
+        """Return ``result`` as one sentence."""
+        return f"{self.name}: {result.details} Score: {result.score:.2f}."

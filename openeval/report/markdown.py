@@ -14,15 +14,38 @@ from openeval.results.summary import Summary, percent
 FOLD_OVER = 20
 """Sections with more rows than this are folded into ``<details>``."""
 
-_CELL_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|"}
+_CELL_ESCAPES = {
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|",
+    # No link or image syntax from a case name: "[x](url)" and "![x](url)" stay text.
+    "[": "\\[", "]": "\\]", "!": "\\!", "`": "\\`", "*": "\\*",
+}
 
-__all__ = ["FOLD_OVER", "REPORTER", "MarkdownReporter", "cell", "percent"]
+__all__ = ["FOLD_OVER", "REPORTER", "MarkdownReporter", "cell", "code_cell", "percent"]
 
 
 def cell(text: str) -> str:
-    """Return ``text`` safe inside a Markdown table cell (pipes, newlines and HTML escaped)."""
+    """Return ``text`` safe inside a Markdown table cell (pipes, newlines, link syntax and
+    HTML escaped)."""
     out = "".join(_CELL_ESCAPES.get(ch, ch) for ch in text)
     return "<br>".join(line for line in out.replace("\r\n", "\n").split("\n"))
+
+
+def code_cell(text: str) -> str:
+    """Return free text from a trace (details, errors) as a code span in a table cell.
+
+    Inside a code span nothing renders: no link, image, emphasis or HTML from a tool result
+    reaches the job summary as anything but text. Line breaks become spaces; a pipe is the one
+    character a table still needs escaped.
+    """
+    flat = " ".join(text.splitlines()).replace("|", "\\|")
+    if not flat.strip():
+        return ""
+    longest = run = 0
+    for ch in flat:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    return f"{fence} {flat} {fence}"
 
 
 _VERDICT_CELL = {"pass": "pass", "fail": "**FAIL**", "n.a.": "n.a.", "error": "**ERROR**"}
@@ -96,7 +119,7 @@ def _failed(check: CheckResult) -> bool:
 def _failure_section(suite: SuiteResult) -> list[str]:
     rows = [
         [cell(case.case_id), cell(c.name), _VERDICT_CELL[c.verdict], c.score_text(),
-         cell(c.details)]
+         code_cell(c.details)]
         for case in suite.cases
         for c in case.checks
         if _failed(c)
@@ -108,7 +131,7 @@ def _failure_section(suite: SuiteResult) -> list[str]:
 
 
 def _error_section(suite: SuiteResult) -> list[str]:
-    rows = [[cell(c.case_id), cell(c.error)] for c in suite.cases if c.error is not None]
+    rows = [[cell(c.case_id), code_cell(c.error)] for c in suite.cases if c.error is not None]
     if not rows:
         return []
     table = _table(["case", "reason"], rows)

@@ -338,8 +338,14 @@ class SuiteConfig:
 
 
 def _walk(root: Path) -> Iterator[tuple[Path, list[str]]]:
-    for folder, dirnames, filenames in os.walk(root):
-        # The same folders discovery skips: our work folders and caches hold no cases.
+    """Walk the folders discovery walks: links followed once each, work folders skipped."""
+    seen: set[str] = set()
+    for folder, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            dirnames[:] = []
+            continue
+        seen.add(real)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
         yield Path(folder), filenames
 

@@ -13,7 +13,10 @@ A ``testcase.json`` folder may instead hold several traces of the same task, its
 (``trace-2`` before ``trace-10``).
 
 Discovery reads no file's content; a case whose trace cannot be found is still returned, with
-the reason in :attr:`CaseSpec.problem`, so it becomes an errored case and is never dropped.
+the reason in :attr:`CaseSpec.problem`, so it becomes an errored case and is never dropped. A
+folder that cannot be listed (no read permission, a symbolic link loop) is a case too, errored
+with the reason; symbolic links to folders are followed, each real folder visited once. Case ids
+keep a file name that is not valid UTF-8 readable, with the odd bytes escaped.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ class CaseSpec:
     or when ``problem`` says why none was found."""
     problem: str | None = None
     """Why the case cannot be scored before reading anything (no trace, several traces)."""
+    unreadable: bool = False
+    """True when ``problem`` is that the case's folder could not even be listed."""
     trials: tuple[Path, ...] = ()
     """The traces of a case run several times, in order; empty for a case with one trace."""
 
@@ -83,7 +88,7 @@ def discover(suite_dir: str | Path) -> list[CaseSpec]:
         what = "does not exist" if not root.exists() else "is not a folder"
         raise SuiteError(f"suite folder {what}", source=root)
     specs: list[CaseSpec] = []
-    for folder, dirnames, filenames in _walk(root):
+    for folder, dirnames, filenames in _walk(root, specs):
         dirnames.sort()
         names = sorted(filenames)
         if folder.name == LEGACY_TESTCASES and (folder.parent / LEGACY_TRACES).is_dir():
@@ -101,15 +106,39 @@ def discover(suite_dir: str | Path) -> list[CaseSpec]:
     return sorted(specs, key=lambda s: s.case_id)
 
 
-def _walk(root: Path) -> Iterator[tuple[Path, list[str], list[str]]]:
-    for folder, dirnames, filenames in os.walk(root):
+def _walk(root: Path, specs: list[CaseSpec]) -> Iterator[tuple[Path, list[str], list[str]]]:
+    """Walk ``root``, following links to folders once each; a folder that cannot be listed
+    is appended to ``specs`` as an unreadable case."""
+
+    def unlistable(error: OSError) -> None:
+        folder = Path(error.filename) if error.filename else root
+        reason = error.strerror or type(error).__name__
+        specs.append(CaseSpec(
+            _case_id(root, folder) if folder != root else folder.name, folder, None,
+            f"cannot list this folder: {reason}; every case below it is unaccounted for",
+            unreadable=True,
+        ))
+
+    seen: set[str] = set()
+    for folder, dirnames, filenames in os.walk(root, onerror=unlistable, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:  # a link back to a folder already walked: a loop, or a second name
+            dirnames[:] = []
+            continue
+        seen.add(real)
         # Our own work folders (results written inside the suite, caches) hold no cases.
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
         yield Path(folder), dirnames, filenames
 
 
+def display_path(path: Path | str) -> str:
+    """Return a path as readable text: POSIX style, bytes that are not UTF-8 escaped."""
+    text = path.as_posix() if isinstance(path, Path) else path
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _case_id(root: Path, path: Path) -> str:
-    return path.relative_to(root).as_posix()
+    return display_path(path.relative_to(root))
 
 
 def _legacy_cases(root: Path, folder: Path, names: list[str]) -> list[CaseSpec]:
@@ -162,17 +191,21 @@ def _folder_case(root: Path, folder: Path, name: str, traces: list[str]) -> Case
 
 
 def _trials(folder: Path) -> tuple[list[Path], str] | None:
-    """Return the trial traces of a case folder and where they are; None when it has none."""
-    numbered = [folder / n for n in sorted(os.listdir(folder), key=natural_key)
-                if is_trial_name(n) and (folder / n).is_file()]
-    trials_dir = folder / TRIALS_FOLDER
-    if not trials_dir.is_dir():
-        return (numbered, "trace-N files") if numbered else None
-    if numbered:
-        return [], (f"both trace-N files and a {TRIALS_FOLDER}/ folder; keep one kind of "
-                    "trials")
-    files = [trials_dir / n for n in sorted(os.listdir(trials_dir), key=natural_key)
-             if not n.startswith(".") and (trials_dir / n).is_file()]
+    """Return the trial traces of a case folder and where they are (or, with no trace, why
+    they cannot be used); None when it has no trials."""
+    try:
+        numbered = [folder / n for n in sorted(os.listdir(folder), key=natural_key)
+                    if is_trial_name(n) and (folder / n).is_file()]
+        trials_dir = folder / TRIALS_FOLDER
+        if not trials_dir.is_dir():
+            return (numbered, "trace-N files") if numbered else None
+        if numbered:
+            return [], (f"both trace-N files and a {TRIALS_FOLDER}/ folder; keep one kind of "
+                        "trials")
+        files = [trials_dir / n for n in sorted(os.listdir(trials_dir), key=natural_key)
+                 if not n.startswith(".") and (trials_dir / n).is_file()]
+    except OSError as exc:
+        return [], f"cannot list the trials: {exc.strerror or type(exc).__name__}"
     if not files:
         return [], f"the {TRIALS_FOLDER}/ folder holds no trace file"
     return files, f"{TRIALS_FOLDER}/"

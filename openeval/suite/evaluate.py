@@ -10,6 +10,7 @@ engine (a process pool under spawn, a Ray worker) can carry to where the case is
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 from openeval.errors import OpenEvalError, TestCaseError
 from openeval.results.records import CaseResult
 from openeval.results.trials import DEFAULT_RULE, TrialsRule
+from openeval.suite.discover import display_path
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
@@ -36,6 +38,11 @@ class RunPlan:
     """Read every trace with this adapter instead of detecting its format."""
     options: LoadOptions | None = None
     """Read limits and the Fixtura agent spec."""
+    confine_to: str | None = None
+    """Traces must lie in this folder (the suite's, symbolic links resolved); None: a ``trace``
+    key must stay in its test case's folder, and a trace named on the command line is free."""
+    allow_outside: bool = False
+    """Lift the confinement (``--allow-outside-suite``)."""
     config: SuiteConfig | None = None
     """The suite's configuration files, merged under each case's test case."""
     trials_rule: str | None = None
@@ -48,17 +55,20 @@ class RunPlan:
         format: str | None = None,
         options: LoadOptions | None = None,
         *,
+        confine_to: str | Path | None = None,
+        allow_outside: bool = False,
         config: SuiteConfig | None = None,
         trials_rule: str | None = None,
     ) -> RunPlan:
-        """Return a plan, the metric names copied into a tuple."""
-        return cls(None if metrics is None else tuple(metrics), format, options, config,
-                   trials_rule)
+        """Return a plan, the metric names copied into a tuple and the folder resolved."""
+        root = None if confine_to is None else os.path.realpath(confine_to)
+        return cls(None if metrics is None else tuple(metrics), format, options, root,
+                   allow_outside, config, trials_rule)
 
 
 def read_case(testcase_path: Path, plan: RunPlan) -> tuple[EvalTestCase, CasePlan, str]:
     """Return a test case merged with its configuration, its compiled plan, and the trials rule
-    that applies to it.
+    that applies to it (``--trials-rule``, else the nearest configuration's, else ``all``).
 
     Raises TestCaseError naming the file, and for a setting that came from a configuration
     file that file, its line and key.
@@ -72,18 +82,36 @@ def read_case(testcase_path: Path, plan: RunPlan) -> tuple[EvalTestCase, CasePla
     test_case = build_test_case(document, source=testcase_path)
     layers = plan.config.applying(testcase_path) if plan.config is not None else ()
     rule = DEFAULT_RULE
-    if layers:
-        merged = merge_case(document, layers, testcase_path=testcase_path)
-        try:
-            test_case = build_test_case(merged.document, source=testcase_path)
-            case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
-        except OpenEvalError as exc:
-            raise merged.relocate(exc) from None
-        if merged.trials_rule is not None:
-            rule = merged.trials_rule[0]
-    else:
+    if not layers:
         case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
+        return test_case, case_plan, plan.trials_rule or rule
+    merged = merge_case(document, layers, testcase_path=testcase_path)
+    try:
+        test_case = build_test_case(merged.document, source=testcase_path)
+        case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
+    except OpenEvalError as exc:
+        raise merged.relocate(exc) from None
+    if merged.trials_rule is not None:
+        rule = merged.trials_rule[0]
     return test_case, case_plan, plan.trials_rule or rule
+
+
+def confine(trace_file: Path, root: str, *, source: Path, named_by_key: bool) -> None:
+    """Raise TestCaseError when ``trace_file`` (links resolved) lies outside ``root``.
+
+    In a pull request the test cases are the author's: without this, ``"trace":
+    "/etc/passwd"`` or a link beside the test case would put another file's values into
+    details, result files and the job summary.
+    """
+    real = os.path.realpath(trace_file)
+    if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+        return
+    what = "its 'trace' key names" if named_by_key else "its trace file links to"
+    raise TestCaseError(
+        f"{what} {display_path(trace_file)}, which lies outside {display_path(root)}; traces "
+        "are read only inside the suite folder (pass --allow-outside-suite to lift this)",
+        source=display_path(source), location="trace" if named_by_key else None,
+    )
 
 
 def evaluate_case(
@@ -93,15 +121,17 @@ def evaluate_case(
     plan: RunPlan | None = None,
     case_id: str | None = None,
     problem: str | None = None,
+    found_beside: bool = False,
     trials: Sequence[str | Path] = (),
 ) -> CaseResult:
     """Return the scored result of one case; raise OpenEvalError when a file cannot be read.
 
     ``trace_path`` None means "the file the test case's ``trace`` key names"; when the key is
     absent too, TestCaseError says ``problem`` (or that no trace was given). A ``trace`` key is
-    read relative to the test case file; an explicit ``trace_path`` wins over it.
+    read relative to the test case file. A ``trace_path`` given by the caller wins over the
+    key; one discovery merely ``found_beside`` the test case does not (CONTRACT 3).
 
-    ``trials`` (several traces of the task) scores each one as a trial of the case; a trial
+    ``trials`` (several traces of the task) scores each one as a trial of the case: a trial
     whose trace cannot be read is an errored trial, and the case's verdict follows its rule.
     """
     from openeval.adapters.registry import read_trace
@@ -110,26 +140,37 @@ def evaluate_case(
     plan = plan or RunPlan()
     testcase_path = Path(testcase_path)
     test_case, case_plan, rule = read_case(testcase_path, plan)
-    case_id = case_id if case_id is not None else testcase_path.as_posix()
     if trials:
         if test_case.trace is not None:
             raise TestCaseError(
                 "names one trace with its 'trace' key, but its folder holds trials; remove the "
-                "key or the trials", source=testcase_path, location="trace",
+                "key or the trials", source=display_path(testcase_path), location="trace",
             )
-        return _score_trials(case_id, testcase_path, test_case, case_plan, rule,
-                             [Path(t) for t in trials], plan)
+        return _score_trials(
+            case_id if case_id is not None else display_path(testcase_path), testcase_path,
+            test_case, case_plan, rule, [Path(t) for t in trials], plan,
+        )
     trace_file = Path(trace_path) if trace_path is not None else None
-    if trace_file is None and test_case.trace is not None:
+    if found_beside and test_case.trace is not None:
+        trace_file = None
+    named_by_key = trace_file is None and test_case.trace is not None
+    if named_by_key:
+        assert test_case.trace is not None  # narrowed for mypy: named_by_key says so
+        if "\x00" in test_case.trace:
+            raise TestCaseError("holds a NUL character, which no file name can",
+                                source=display_path(testcase_path), location="trace")
         trace_file = testcase_path.parent / test_case.trace
     if trace_file is None:
         raise TestCaseError(problem or "no trace given for this test case", source=testcase_path)
+    if not plan.allow_outside and (plan.confine_to is not None or named_by_key):
+        root = plan.confine_to or os.path.realpath(testcase_path.parent)
+        confine(trace_file, root, source=testcase_path, named_by_key=named_by_key)
     trace, trace_format = read_trace(trace_file, plan.format, options=plan.options)
     return CaseResult(
-        case_id=case_id,
+        case_id=case_id if case_id is not None else display_path(testcase_path),
         task_id=test_case.task_id,
-        testcase_path=testcase_path.as_posix(),
-        trace_path=trace_file.as_posix(),
+        testcase_path=display_path(testcase_path),
+        trace_path=display_path(trace_file),
         trace_format=trace_format,
         checks=score(trace, case_plan),
         trace_task_id=trace.task_id,
@@ -145,40 +186,48 @@ def _score_trials(
     traces: list[Path],
     plan: RunPlan,
 ) -> CaseResult:
-    from openeval.adapters.registry import read_trace
-    from openeval.scoring import score
-
-    results = []
-    for trace_file in traces:
-        label = _relative_label(trace_file, testcase_path.parent)
-        common = {
-            "case_id": f"{case_id}#{label}", "task_id": test_case.task_id,
-            "testcase_path": testcase_path.as_posix(), "trace_path": trace_file.as_posix(),
-        }
-        try:
-            trace, trace_format = read_trace(trace_file, plan.format, options=plan.options)
-        except OpenEvalError as exc:
-            results.append(CaseResult(**common, trace_format=None, error=str(exc)))
-            continue
-        results.append(CaseResult(**common, trace_format=trace_format,
-                                  checks=score(trace, case_plan), trace_task_id=trace.task_id))
+    trials = tuple(
+        _score_trial(f"{case_id}#{_label(trace, testcase_path.parent)}", testcase_path,
+                     test_case.task_id, case_plan, trace, plan)
+        for trace in traces
+    )
     return CaseResult(
         case_id=case_id,
         task_id=test_case.task_id,
-        testcase_path=testcase_path.as_posix(),
+        testcase_path=display_path(testcase_path),
         trace_path=None,
         trace_format=None,
-        error=TrialsRule.parse(rule).needs(len(results)),
-        trials=tuple(results),
+        error=TrialsRule.parse(rule).needs(len(trials)),
+        trials=trials,
         trials_rule=rule,
     )
 
 
-def _relative_label(path: Path, folder: Path) -> str:
+def _score_trial(
+    trial_id: str, testcase_path: Path, task_id: str, case_plan: CasePlan, trace_file: Path,
+    plan: RunPlan,
+) -> CaseResult:
+    """Return one trial of a case: its trace read and scored, or errored with the reason."""
+    from openeval.adapters.registry import read_trace
+    from openeval.scoring import score
+
     try:
-        return path.relative_to(folder).as_posix()
+        if not plan.allow_outside and plan.confine_to is not None:
+            confine(trace_file, plan.confine_to, source=testcase_path, named_by_key=False)
+        trace, trace_format = read_trace(trace_file, plan.format, options=plan.options)
+    except OpenEvalError as exc:
+        return CaseResult(trial_id, task_id, display_path(testcase_path), display_path(trace_file),
+                          None, error=display_path(str(exc)))
+    return CaseResult(trial_id, task_id, display_path(testcase_path), display_path(trace_file),
+                      trace_format, checks=score(trace, case_plan), trace_task_id=trace.task_id)
+
+
+def _label(path: Path, folder: Path) -> str:
+    """Return a trial's trace as a path inside its case folder (``trials/run-2.json``)."""
+    try:
+        return display_path(path.relative_to(folder))
     except ValueError:
-        return path.as_posix()
+        return display_path(path)
 
 
 def run_case(
@@ -188,6 +237,7 @@ def run_case(
     plan: RunPlan | None = None,
     case_id: str | None = None,
     problem: str | None = None,
+    found_beside: bool = False,
     trials: Sequence[str | Path] = (),
 ) -> CaseResult:
     """Return the result of one case; a file that cannot be read gives an errored result.
@@ -198,17 +248,17 @@ def run_case(
     try:
         return evaluate_case(
             testcase_path, trace_path, plan=plan, case_id=case_id, problem=problem,
-            trials=trials,
+            found_beside=found_beside, trials=trials,
         )
     except OpenEvalError as exc:
         testcase_path = Path(testcase_path)
         return CaseResult(
-            case_id=case_id if case_id is not None else testcase_path.as_posix(),
+            case_id=case_id if case_id is not None else display_path(testcase_path),
             task_id=_task_id_hint(testcase_path),
-            testcase_path=testcase_path.as_posix(),
-            trace_path=Path(trace_path).as_posix() if trace_path is not None else None,
+            testcase_path=display_path(testcase_path),
+            trace_path=display_path(Path(trace_path)) if trace_path is not None else None,
             trace_format=None,
-            error=str(exc),
+            error=display_path(str(exc)),
         )
 
 

@@ -8,7 +8,7 @@ import pytest
 from builders import case
 
 from openeval.report import render
-from openeval.report.markdown import FOLD_OVER, cell
+from openeval.report.markdown import FOLD_OVER, cell, code_cell
 from openeval.results import SuiteResult
 from openeval.runner import run_suite
 
@@ -54,7 +54,23 @@ def test_cells_escape_pipes_newlines_and_html() -> None:
     assert cell("a|b\nc <d> & e") == "a\\|b<br>c &lt;d&gt; &amp; e"
     suite = SuiteResult(cases=(case("x|y", False, details="got 'a|b'\nthen <c>"),))
     text = render(suite, "markdown")
-    assert "| x\\|y | m0 | **FAIL** | 0.25 | got 'a\\|b'<br>then &lt;c&gt; |" in text
+    # Free text from a trace is a code span: nothing in it renders as a link, image or HTML.
+    assert "| x\\|y | m0 | **FAIL** | 0.25 | ` got 'a\\|b' then <c> ` |" in text
+
+
+@pytest.mark.parametrize(("text", "span"), [
+    ("![pixel](https://evil.example/p.png) [click](https://evil.example)",
+     "` ![pixel](https://evil.example/p.png) [click](https://evil.example) `"),
+    ("uses `code` inside", "`` uses `code` inside ``"),
+    ("<img src=x onerror=alert(1)>", "` <img src=x onerror=alert(1)> `"),
+    ("", ""),
+])
+def test_text_from_a_trace_never_renders_as_markdown(text: str, span: str) -> None:
+    assert code_cell(text) == span
+
+
+def test_case_names_cannot_make_links() -> None:
+    assert cell("[x](https://evil.example)!") == "\\[x\\](https://evil.example)\\!"
 
 
 @pytest.mark.parametrize(("count", "folded"), [(FOLD_OVER, False), (FOLD_OVER + 1, True)])
