@@ -118,6 +118,9 @@ OPTIONAL_DEPENDENCIES: tuple[OptionalDependency, ...] = (
     OptionalDependency(
         "openeval.adapters.otel", ("opentelemetry",), "openeval-core[otel]", "lazy"
     ),
+    # tomli is the standard library's tomllib for Python 3.10 (a marker dependency there); on
+    # 3.11+ the module must neither need nor load it.
+    OptionalDependency("openeval.suite.config", ("tomli",), "tomli (Python 3.10)", "lazy"),
 )
 """Every module that imports a package outside the standard library and CORE_DEPENDENCIES must
 have a row here naming it (the import test enforces that), and so must every module that

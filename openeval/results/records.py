@@ -215,6 +215,22 @@ class CaseResult:
         """Return the records whose checks count in pass rates: the trials, else the case."""
         return self.trials or (self,)
 
+    def verdicts(self, name: str) -> list[Verdict]:
+        """Return the verdicts of check ``name`` in this case: one per trial that ran it (or
+        the case's own, at most one)."""
+        return [c.verdict for record in self.judged() for c in record.checks if c.name == name]
+
+    def verdict_cell(self, name: str) -> str | None:
+        """Return check ``name``'s verdict when every trial agrees on it, else how many of the
+        trials that judged it passed (``2/3``); None when it did not run."""
+        found = self.verdicts(name)
+        if not found:
+            return None
+        if len(set(found)) == 1:
+            return found[0]
+        judged = [v for v in found if v != "n.a."]
+        return f"{judged.count('pass')}/{len(judged)}"
+
     def to_dict(self) -> dict[str, Any]:
         """Return the case as the JSON object of its result file (without the version).
 

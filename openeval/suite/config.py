@@ -510,3 +510,91 @@ def _drop_unused_thresholds(merged: dict[str, Any], origins: dict[str, Origin]) 
         if name not in metrics and origin is not None and origin.kind == "config":
             del thresholds[name]
             del origins[f"thresholds.{name}"]
+
+
+# ---- what a case ends up with (``openeval config``) ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One effective setting of a case or a run, with where it came from."""
+
+    key: str
+    """The key path: ``thresholds.step_efficiency``, ``checks[0]``, ``gates.x`` ..."""
+    value: Any
+    origin: Origin
+    applied: bool = True
+    """False for a run setting of a nested configuration, which a run of this suite ignores."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the setting as a JSON object."""
+        return {"key": self.key, "value": self.value, "origin": self.origin.to_dict(),
+                "applied": self.applied}
+
+
+def run_setting_list(config: SuiteConfig) -> list[Setting]:
+    """Return the run settings a run of the suite applies, then the nested ones it ignores."""
+    settings = config.run_settings()
+    found = [Setting(key, pair[0], pair[1]) for key, pair in
+             (("fail_under", settings.fail_under), ("fail_under_cases", settings.fail_under_cases))
+             if pair is not None]
+    found += [Setting(f"gates.{name}", line, origin) for name, line, origin in settings.gates]
+    for key, value, origin in config.ignored():
+        if isinstance(value, dict):
+            found += [Setting(f"{key}.{k}", v, origin, applied=False) for k, v in value.items()]
+        else:
+            found.append(Setting(key, value, origin, applied=False))
+    return found
+
+
+def case_setting_list(
+    document: Mapping[str, Any],
+    merged: MergedCase | None,
+    checks: Sequence[Any],
+    trials_rule: str,
+    *,
+    testcase_path: str | Path,
+    rule_option: str | None = None,
+) -> list[Setting]:
+    """Return the effective settings of one case: every key a configuration can set, each with
+    its origin (a configuration file and line, the test case, an option, or a default).
+
+    ``document`` is the case's own file, ``merged`` its merge (None when no configuration
+    applies) and ``checks`` the compiled plan's check specs (which metrics run, with which
+    pass line).
+    """
+    testcase = Path(testcase_path).as_posix()
+    origins: Mapping[str, Origin] = (
+        merged.origins if merged is not None
+        else {key: Origin("case", testcase, key) for key in document}
+    )
+    values: Mapping[str, Any] = merged.document if merged is not None else document
+
+    def origin(path: str, default: str) -> Origin:
+        return origins.get(path) or Origin("default", default)
+
+    metric_specs = [s for s in checks if s.family == "metric"]
+    found = [Setting("metrics", [s.name for s in metric_specs],
+                     origin("metrics", "every registered metric"))]
+    found += [Setting(f"thresholds.{s.name}", s.threshold,
+                      origin(f"thresholds.{s.name}", "the metric's default pass line"))
+              for s in metric_specs]
+    trajectory = values.get("trajectory")
+    if isinstance(trajectory, dict):
+        found += [Setting(f"trajectory.{k}", v, origin(f"trajectory.{k}", "")) for k, v in
+                  trajectory.items()]
+    else:
+        found.append(Setting("trajectory", None, origin("trajectory", "not set")))
+    entries = values.get("checks") or []
+    found += [Setting(f"checks[{i}]", entry, origin(f"checks[{i}]", ""))
+              for i, entry in enumerate(entries)]
+    for key in ("max_steps", "timeout_seconds", "optimal_steps"):
+        found.append(Setting(key, values.get(key), origin(key, "not set")))
+    if rule_option is not None:
+        rule_origin = Origin("option", "--trials-rule")
+    elif merged is not None and merged.trials_rule is not None:
+        rule_origin = merged.trials_rule[1]
+    else:
+        rule_origin = Origin("default", "default")
+    found.append(Setting("trials.rule", trials_rule, rule_origin))
+    return found

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
     from openeval.models import EvalTestCase
     from openeval.scoring.plan import CasePlan
-    from openeval.suite.config import SuiteConfig
+    from openeval.suite.config import MergedCase, SuiteConfig
 
 
 @dataclass(frozen=True)
@@ -66,9 +66,20 @@ class RunPlan:
                    allow_outside, config, trials_rule)
 
 
-def read_case(testcase_path: Path, plan: RunPlan) -> tuple[EvalTestCase, CasePlan, str]:
-    """Return a test case merged with its configuration, its compiled plan, and the trials rule
-    that applies to it (``--trials-rule``, else the nearest configuration's, else ``all``).
+@dataclass(frozen=True)
+class CaseInput:
+    """A test case as a run scores it: merged with its configuration and compiled."""
+
+    test_case: EvalTestCase
+    plan: CasePlan
+    trials_rule: str
+    """``--trials-rule``, else the nearest configuration's ``[trials] rule``, else ``all``."""
+    merged: MergedCase | None = None
+    """The merge, with the origin of every setting; None when no configuration applies."""
+
+
+def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
+    """Return a test case merged with its configuration, its compiled plan and its trials rule.
 
     Raises TestCaseError naming the file, and for a setting that came from a configuration
     file that file, its line and key.
@@ -84,7 +95,7 @@ def read_case(testcase_path: Path, plan: RunPlan) -> tuple[EvalTestCase, CasePla
     rule = DEFAULT_RULE
     if not layers:
         case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
-        return test_case, case_plan, plan.trials_rule or rule
+        return CaseInput(test_case, case_plan, plan.trials_rule or rule)
     merged = merge_case(document, layers, testcase_path=testcase_path)
     try:
         test_case = build_test_case(merged.document, source=testcase_path)
@@ -93,7 +104,7 @@ def read_case(testcase_path: Path, plan: RunPlan) -> tuple[EvalTestCase, CasePla
         raise merged.relocate(exc) from None
     if merged.trials_rule is not None:
         rule = merged.trials_rule[0]
-    return test_case, case_plan, plan.trials_rule or rule
+    return CaseInput(test_case, case_plan, plan.trials_rule or rule, merged)
 
 
 def confine(trace_file: Path, root: str, *, source: Path, named_by_key: bool) -> None:
@@ -139,7 +150,8 @@ def evaluate_case(
 
     plan = plan or RunPlan()
     testcase_path = Path(testcase_path)
-    test_case, case_plan, rule = read_case(testcase_path, plan)
+    case_input = read_case(testcase_path, plan)
+    test_case, case_plan, rule = case_input.test_case, case_input.plan, case_input.trials_rule
     if trials:
         if test_case.trace is not None:
             raise TestCaseError(
