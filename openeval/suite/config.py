@@ -326,14 +326,19 @@ class SuiteConfig:
         return RunSettings(floors.get("fail_under"), floors.get("fail_under_cases"), gates)
 
     def ignored(self) -> list[tuple[str, Any, Origin]]:
-        """Return the run settings of nested configurations, which this run does not apply."""
+        """Return the run settings of nested configurations, which this run does not apply:
+        ``(key path, value, origin)``, one per gate."""
         found: list[tuple[str, Any, Origin]] = []
         for layer in self.layers:
             if layer.folder == "":
                 continue
             for key in RUN_KEYS:
-                if key in layer.settings:
-                    found.append((key, layer.settings[key], layer.origin(key)))
+                value = layer.settings.get(key)
+                if isinstance(value, dict):
+                    found += [(f"{key}.{k}", v, layer.origin(f"{key}.{k}"))
+                              for k, v in value.items()]
+                elif value is not None:
+                    found.append((key, value, layer.origin(key)))
         return found
 
 
@@ -539,11 +544,8 @@ def run_setting_list(config: SuiteConfig) -> list[Setting]:
              (("fail_under", settings.fail_under), ("fail_under_cases", settings.fail_under_cases))
              if pair is not None]
     found += [Setting(f"gates.{name}", line, origin) for name, line, origin in settings.gates]
-    for key, value, origin in config.ignored():
-        if isinstance(value, dict):
-            found += [Setting(f"{key}.{k}", v, origin, applied=False) for k, v in value.items()]
-        else:
-            found.append(Setting(key, value, origin, applied=False))
+    found += [Setting(key, value, origin, applied=False)
+              for key, value, origin in config.ignored()]
     return found
 
 
