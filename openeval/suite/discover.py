@@ -64,10 +64,12 @@ def is_trial_name(name: str) -> bool:
     return _TRIAL_NAME.fullmatch(name) is not None
 
 
-def natural_key(name: str) -> tuple[tuple[int, str], ...]:
-    """Return a sort key that orders digit runs by value: ``trace-2`` before ``trace-10``."""
-    return tuple((int(part), "") if part.isdigit() else (-1, part)
-                 for part in _DIGITS.split(name) if part)
+def natural_key(name: str) -> tuple[tuple[tuple[int, str], ...], str]:
+    """Return a sort key that orders digit runs by value: ``trace-2`` before ``trace-10``; the
+    name itself breaks ties (``t2`` and ``t02``), so the order never depends on the folder."""
+    parts = tuple((int(part), "") if part.isdigit() else (-1, part)
+                  for part in _DIGITS.split(name) if part)
+    return parts, name
 
 
 def is_trace_name(name: str) -> bool:
