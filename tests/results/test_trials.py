@@ -10,7 +10,7 @@ import pytest
 from builders import case
 
 from openeval.results.records import CaseResult, SuiteResult
-from openeval.results.trials import TrialsRule, TrialStats, TrialsSummary, pass_at_k, pass_hat_k
+from openeval.results.trials import TrialsRule, TrialsSummary, TrialStats, pass_at_k, pass_hat_k
 
 DATA = json.loads((Path(__file__).parents[1] / "data" / "results" / "trials_cases.json")
                   .read_text())
