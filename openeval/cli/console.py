@@ -219,9 +219,7 @@ def _rich_suite_table(suite: SuiteResult) -> None:
                         f"{_escape(record.case_id)} {_escape(check.name)}: "
                         f"{_escape(check.details)}"
                     )
-    trials = trials_line(suite)
-    if trials:
-        console.print(_escape(trials))
+
 
 
 def print_case(case: CaseResult, *, quiet: bool) -> None:
