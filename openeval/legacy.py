@@ -70,6 +70,7 @@ def run_suite_021(suite_dir: str | Path, metrics: Sequence[ScoresATrace]) -> dic
     results: dict[str, Any] = {}
     for spec in discover(suite_dir):
         key = Path(spec.case_id).stem if spec.case_id.endswith(".json") else spec.case_id
+        key = key or spec.testcase_path.parent.name
         try:
             test_case = load_test_case(spec.testcase_path)
             trace_file = spec.trace_path

@@ -110,6 +110,9 @@ class TraceStep:
         return cls(**data)
 
 
+Signal = Literal["denials", "divergence"]
+SIGNALS: tuple[str, ...] = get_args(Signal)
+
 MessageRole = Literal["system", "user", "assistant", "tool"]
 MESSAGE_ROLES: tuple[str, ...] = get_args(MessageRole)
 
@@ -157,6 +160,15 @@ class AgentTrace:
     messages: list[Message] = field(default_factory=list)
     """The whole conversation in order (system, user, assistant and tool turns); empty when the
     source kept only ``input`` and ``final_output`` (openeval-core 0.2.1 traces)."""
+    signals: list[Signal] | None = None
+    """Which signals the trace's source can record: ``denials`` (a refused call is marked
+    ``denied``) and ``divergence`` (a replay marks ``divergent`` steps). None: all of them (a
+    trace built in Python or read from native JSON). A metric judging a signal the source cannot
+    record is not applicable rather than passed for lack of evidence (CONTRACT 2.1)."""
+
+    def records(self, signal: Signal) -> bool:
+        """Return True when the trace's source can record ``signal``."""
+        return self.signals is None or signal in self.signals
 
     def tool_calls(self) -> list[TraceStep]:
         """Return the steps of type ``tool_call``, denied ones included, in order."""
@@ -172,6 +184,7 @@ class AgentTrace:
             "actual_state": self.actual_state,
             "metadata": self.metadata,
             "messages": [message.to_dict() for message in self.messages],
+            "signals": self.signals,
         }
 
     @classmethod
@@ -226,6 +239,10 @@ class EvalTestCase:
     trajectory: dict[str, Any] | None = None
     """How the executed calls must match ``expected_tool_calls`` (``trajectory_match``);
     None when the case does not ask for trajectory matching."""
+    denied_when: list[str] = field(default_factory=list)
+    """Patterns (Python regular expressions, case-insensitive) that mark a tool call denied when
+    one is found in its error or result text: the denial rule for formats with no denial field
+    (``permission denied`` in an OpenAI loop's tool message)."""
 
     def to_dict(self) -> JSONDict:
         """Return the test case as a JSON object with every field."""
@@ -244,6 +261,7 @@ class EvalTestCase:
             "expected_output": self.expected_output,
             "checks": self.checks,
             "trajectory": self.trajectory,
+            "denied_when": self.denied_when,
         }
 
     @classmethod

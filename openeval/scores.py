@@ -49,6 +49,11 @@ class Score:
     """Which way is good; None means higher (True for BOOLEAN) is good."""
 
     def __post_init__(self) -> None:
+        value = self.value
+        if self.data_type == "NUMERIC" and type(value) is float:  # the usual case, first
+            if not math.isfinite(value):
+                raise ValueError(f"NUMERIC score {self.name!r} is not finite: {value!r}")
+            return
         if self.data_type not in DATA_TYPES:
             raise ValueError(
                 f"score data_type {self.data_type!r}; expected one of: {', '.join(DATA_TYPES)}"
@@ -137,14 +142,21 @@ def verdict(scores: Iterable[Score], threshold: float | None = None) -> Verdict:
 
     ``error`` is never returned here: it is the verdict of a check that raised, set by the scorer.
     """
-    listed = list(scores)
-    booleans = [s for s in listed if s.data_type == "BOOLEAN"]
+    # One pass, no temporary lists: this runs once per check per case (hot path).
+    booleans = good = False
+    primary: Score | None = None
+    for score in scores:
+        kind = score.data_type
+        if kind == "BOOLEAN":
+            if not booleans:
+                booleans = good = True
+            if bool(score.value) is (score.higher_is_better is False):
+                good = False
+        elif primary is None and kind == "NUMERIC":
+            primary = score
     if booleans:
-        return "pass" if all(s.good for s in booleans) else "fail"
-    if threshold is None:
-        return "n.a."
-    primary = next((s for s in listed if s.data_type == "NUMERIC"), None)
-    if primary is None:
+        return "pass" if good else "fail"
+    if threshold is None or primary is None:
         return "n.a."
     value = float(primary.value)
     if primary.higher_is_better is False:

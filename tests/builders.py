@@ -17,7 +17,7 @@ def check(name: str, passed: bool | str | None, details: str | None = None) -> C
     text = details if details is not None else f"{name} said so"
     scores: tuple[Score, ...] = ()
     if verdict in ("pass", "fail"):
-        scores = (Score(1.0 if verdict == "pass" else 0.25, "NUMERIC", text, name),)
+        scores = (Score(1.0 if verdict == "pass" else 0.25, "NUMERIC", None, name, True),)
     return CheckResult(CheckSpec(name, name, "metric", threshold=1.0), verdict, scores, text)
 
 

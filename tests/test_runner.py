@@ -191,7 +191,19 @@ def test_a_crashing_metric_is_an_errored_result_and_the_run_goes_on() -> None:
     assert len(suite.cases) == 9  # and so did every other case
 
 
-def test_a_single_case_folder_is_a_suite_of_one() -> None:
+def test_a_single_case_folder_is_a_suite_of_one_named_by_its_task_id() -> None:
     (spec,) = discover(EXAMPLES / "simple_agent")
-    assert spec.case_id == "testcase.json"
+    assert spec.case_id == ""  # no path to name it by: its task id names it when it runs
     assert spec.trace_path == EXAMPLES / "simple_agent" / "trace.json"
+    (case,) = run_suite(EXAMPLES / "simple_agent").cases
+    assert case.case_id == case.task_id == "quickstart-1"
+
+
+def test_a_trace_naming_another_task_is_a_warning(tmp_path: Path) -> None:
+    shutil.copytree(MIXED / "a-good", tmp_path / "a")
+    trace = (tmp_path / "a" / "trace.json").read_text()
+    (tmp_path / "a" / "trace.json").write_text(trace.replace('"good"', '"other-task"', 1))
+    (case,) = run_suite(tmp_path).cases
+    assert case.status == "passed"  # a warning changes no verdict
+    assert case.warnings == ("the trace's task id 'other-task' differs from the test case's "
+                             "'good': is this the right trace for this case?",)

@@ -29,11 +29,10 @@ def _trace() -> AgentTrace:
     )
 
 
-def test_expected_calls_skip_denied_and_omit_unknown_args() -> None:
-    assert expected_calls(_trace()) == [
-        {"tool": "lookup", "args": {"id": 7}},
-        {"tool": "refund"},
-    ]
+def test_expected_calls_skip_denied_and_failed_calls() -> None:
+    # The refund call failed (its arguments were not an object): it achieved nothing, so a
+    # known-good run is not expected to make it (CONTRACT 2.1).
+    assert expected_calls(_trace()) == [{"tool": "lookup", "args": {"id": 7}}]
 
 
 def test_draft_fields() -> None:
@@ -41,10 +40,11 @@ def test_draft_fields() -> None:
     assert case == EvalTestCase(
         task_id="refund-7",
         input="Refund order 7",
-        expected_tool_calls=[{"tool": "lookup", "args": {"id": 7}}, {"tool": "refund"}],
+        expected_tool_calls=[{"tool": "lookup", "args": {"id": 7}}],
         expected_final_state={"refunded": [7], "notes": {"by": "agent"}},
         expected_output_contains=[],
         max_steps=3,
+        optimal_steps=3,
         trace="trace.json",
     )
     assert draft_test_case(_trace(), task_id="other").task_id == "other"

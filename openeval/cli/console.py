@@ -60,6 +60,7 @@ def _plain_case_lines(case: CaseResult) -> list[str]:
         return [f"ERROR {printable(case.case_id)}: {printable(case.error)}"]
     lines = [f"{_CASE_WORD[case.status]} {printable(case.case_id)}"]
     lines += [_result_line(c) for c in case.checks if c.verdict in ("fail", "error")]
+    lines += [f"    warning: {printable(w)}" for w in case.warnings]
     return lines
 
 
@@ -219,7 +220,11 @@ def _rich_suite_table(suite: SuiteResult) -> None:
                         f"{_escape(record.case_id)} {_escape(check.name)}: "
                         f"{_escape(check.details)}"
                     )
-
+    for case in suite.cases:
+        for record in (case, *case.trials):
+            for warning in record.warnings:
+                console.print(f"[yellow]warning[/] {_escape(record.case_id)}: "
+                              f"{_escape(warning)}")
 
 
 def print_case(case: CaseResult, *, quiet: bool) -> None:
@@ -243,6 +248,8 @@ def print_case(case: CaseResult, *, quiet: bool) -> None:
     click.echo(printable(f"{case.task_id} ({case.trace_format} trace)"))
     for c in case.checks:
         click.echo(_result_line(c)[2:])
+    for warning in case.warnings:
+        click.echo(f"  warning: {printable(warning)}")
 
 
 def _escape(text: str) -> str:

@@ -35,6 +35,18 @@ class Measurement:
     passed: bool | None = None
 
 
+def measurement_scores(name: str, found: Measurement) -> tuple[Score, ...]:
+    """Return a metric's measurement as named scores: none when n.a., else the score named
+    after the metric (its details stay on the result), plus a BOOLEAN ``passed`` for
+    verdict-style measurements, so the one verdict rule of :mod:`openeval.scores` judges all."""
+    if not found.applicable:
+        return ()
+    scores: tuple[Score, ...] = (Score(found.score, "NUMERIC", None, name, True),)
+    if found.passed is not None:
+        scores += (Score(found.passed, "BOOLEAN", None, "passed", True),)
+    return scores
+
+
 def not_applicable(details: str, score: float = 1.0) -> Measurement:
     """Return a Measurement that marks the metric as not evaluated (``passed=None``)."""
     return Measurement(score=score, details=details, applicable=False)
@@ -77,14 +89,8 @@ class Metric(ABC):
         return test_case.thresholds.get(self.name, self.default_threshold)
 
     def scores(self, found: Measurement) -> Scores:
-        """Return ``found`` as named scores: none when n.a., else the score named after the
-        metric (and a BOOLEAN ``passed`` for verdict-style measurements)."""
-        if not found.applicable:
-            return Scores()
-        scores = Scores([Score(found.score, "NUMERIC", found.details, self.name, True)])
-        if found.passed is not None:
-            scores.append(Score(found.passed, "BOOLEAN", None, "passed", True))
-        return scores
+        """Return ``found`` as named scores (see :func:`measurement_scores`)."""
+        return Scores(measurement_scores(self.name, found))
 
     def score(self, trace: AgentTrace, test_case: EvalTestCase) -> MetricResult:
         """Return this metric's verdict on ``trace``; ``passed`` is None when n.a."""

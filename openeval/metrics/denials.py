@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from openeval.metrics._common import join_bounded
-from openeval.metrics.base import Measurement, Metric
+from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import json_equal
@@ -19,8 +19,11 @@ class DenialRecoveryRate(Metric):
     or a non-empty final output. Each denied call counts once.
 
     Passes when the score reaches the pass line (default 1.0: every denial recovered); a trace
-    with no denial scores 1.0 and passes. Fails when the agent retried a refused call as is, or
-    stopped dead after it. Never not applicable.
+    with no denial scores 1.0 and passes when its source records denials (Fixtura, native
+    JSON). Fails when the agent retried a refused call as is, or stopped dead after it (an empty
+    last turn is no answer). Not applicable on a trace whose source cannot mark a call denied
+    (OpenAI, Anthropic, LangChain, OTel) and where no call is denied: zero denials there is no
+    evidence. A test case's ``denied_when`` rule makes those sources record denials.
     """
 
     name = "denial_recovery_rate"
@@ -31,6 +34,11 @@ class DenialRecoveryRate(Metric):
         calls = [step for step in trace.steps if step.type == "tool_call"]
         denied_at = [i for i, step in enumerate(calls) if step.denied]
         if not denied_at:
+            if not trace.records("denials"):
+                return not_applicable(
+                    "this trace's format cannot mark a call denied (add a 'denied_when' rule "
+                    "to the test case to find denials in tool results)"
+                )
             return Measurement(1.0, "no denied tool calls")
         last_allowed = max((i for i, step in enumerate(calls) if not step.denied), default=-1)
         has_output = bool(trace.final_output)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from openeval.metrics._common import plural
-from openeval.metrics.base import Measurement, Metric
+from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
 
@@ -18,7 +18,9 @@ class DivergenceScore(Metric):
 
     Passes when the score reaches the pass line (default 1.0: no divergence at all); lower the
     line in ``thresholds`` to accept late divergence. Fails when the run diverged earlier.
-    Never not applicable: a trace with no divergent step (or no steps) scores 1.0 and passes.
+    A trace with no divergent step (or no steps) scores 1.0 and passes when its source records
+    divergence (Fixtura replays, native JSON); on any other source it is not applicable, since
+    nothing there could ever be marked divergent.
     """
 
     name = "divergence_score"
@@ -34,4 +36,6 @@ class DivergenceScore(Metric):
                     position / len(steps),
                     f"first divergence at step {position + 1} of {len(steps)} ({what})",
                 )
+        if not trace.records("divergence"):
+            return not_applicable("this trace's format records no replay divergence")
         return Measurement(1.0, f"no divergent step in {plural(len(steps), 'step')}")

@@ -8,6 +8,7 @@ from openeval.metrics._common import counted, expected_calls, join_bounded
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
+from openeval.values import short_json
 
 
 @register_metric
@@ -16,8 +17,10 @@ class ToolSelectionAccuracy(Metric):
 
     Score: for each expected tool name, the smaller of "times expected" and "times executed",
     summed and divided by the number of expected calls. Denied calls did not execute and do not
-    count. Extra calls do not lower the score (step efficiency and step budget judge those) but
-    are named in the details.
+    count; nor do failed calls (``error`` set: the tool raised, the span ended in ERROR), which
+    did not achieve their effect (CONTRACT 2.1); a failed call retried successfully counts once,
+    as made. Extra calls do not lower the score (step efficiency and step budget judge those)
+    but are named in the details, as are failed calls ("called but failed: <error>").
 
     Passes when the score reaches the pass line (default 1.0: every expected call made).
     Fails when an expected call is missing. Not applicable when the test case expects no calls.
@@ -35,10 +38,16 @@ class ToolSelectionAccuracy(Metric):
             return not_applicable("no expected tool calls")
         executed: dict[str, int] = {}
         denied: dict[str, int] = {}
+        failed: dict[str, str] = {}  # tool -> the first error it failed with
         for step in trace.steps:
             if step.type == "tool_call" and step.tool_name is not None:
-                counts = denied if step.denied else executed
-                counts[step.tool_name] = counts.get(step.tool_name, 0) + 1
+                name = step.tool_name
+                if step.denied:
+                    denied[name] = denied.get(name, 0) + 1
+                elif step.error is not None:
+                    failed.setdefault(name, step.error)
+                else:
+                    executed[name] = executed.get(name, 0) + 1
         total = sum(expected.values())
         found = sum(min(n, executed.get(name, 0)) for name, n in expected.items())
         has_extra = any(n > expected.get(name, 0) for name, n in executed.items())
@@ -51,6 +60,10 @@ class ToolSelectionAccuracy(Metric):
         parts = [f"expected tool calls made: {found}/{total}"]
         if missing:
             parts.append("missing: " + counted(missing) + _denied_note(missing, denied))
+            parts += [
+                f"{name}: called but failed: {short_json(failed[name])[1:-1]}"
+                for name in missing if name in failed
+            ]
         if extra:
             parts.append("extra: " + counted(extra))
         return Measurement(score, join_bounded(parts))

@@ -71,6 +71,7 @@ def _system_out(case: CaseResult) -> str:
     ]
     if case.error is not None:
         lines.append(f"error: {case.error}")
+    lines += [f"warning: {w}" for w in case.warnings]
     return "\n".join(lines) + "\n"
 
 

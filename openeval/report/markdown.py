@@ -190,6 +190,14 @@ def _failure_section(suite: SuiteResult) -> list[str]:
     return ["", "### Failures", "", *_fold(f"{len(rows)} failed results", table, len(rows))]
 
 
+def _warning_section(suite: SuiteResult) -> list[str]:
+    rows = [[cell(c.case_id), code_cell(w)] for c in suite.cases for w in c.warnings]
+    if not rows:
+        return []
+    table = _table(["case", "warning"], rows)
+    return ["", "### Warnings", "", *_fold(f"{len(rows)} warnings", table, len(rows))]
+
+
 def _error_section(suite: SuiteResult) -> list[str]:
     rows = [
         [cell(record.case_id), code_cell(record.error)]
@@ -220,6 +228,7 @@ class MarkdownReporter:
             *_trial_section(suite, summary),
             *_failure_section(suite),
             *_error_section(suite),
+            *_warning_section(suite),
         ]
         return "\n".join(lines) + "\n"
 

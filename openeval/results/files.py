@@ -307,7 +307,7 @@ def _verdict_of(passed: bool | None) -> Verdict:
 def _metric_v1(result: dict[str, Any]) -> CheckResult:
     name = result["metric_name"]
     passed = result["passed"]
-    scores = () if passed is None else (Score(result["score"], "NUMERIC", result["details"], name),)
+    scores = () if passed is None else (Score(float(result["score"]), "NUMERIC", None, name, True),)
     return CheckResult(
         spec=CheckSpec(kind=name, name=name, family="metric"),
         verdict=_verdict_of(passed),

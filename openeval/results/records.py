@@ -114,7 +114,7 @@ class CheckResult:
         if result.passed is None:
             return cls(CheckSpec(name, name, "metric", threshold=threshold), "n.a.", (),
                        result.details)
-        scores = (Score(result.score, "NUMERIC", result.details, name, True),)
+        scores = (Score(result.score, "NUMERIC", None, name, True),)
         return cls(CheckSpec(name, name, "metric", threshold=threshold),
                    "pass" if result.passed else "fail", scores, result.details)
 
@@ -162,6 +162,9 @@ class CaseResult:
     """Why the case could not be scored (unreadable file, ...); None when it was scored."""
     trace_task_id: str | None = None
     """The task id the trace itself carries (may differ from ``task_id``); None when unread."""
+    warnings: tuple[str, ...] = ()
+    """Things a reader should check that do not change a verdict (a trace whose own task id
+    differs from the test case's)."""
     trials: tuple[CaseResult, ...] = ()
     """One result per trial, in the order of their traces; empty for a case with one trace."""
     trials_rule: str | None = None
@@ -247,6 +250,7 @@ class CaseResult:
             "error": self.error,
             "checks": [c.to_dict() for c in self.checks],
             "trace_task_id": self.trace_task_id,
+            "warnings": list(self.warnings),
         }
         stats = self.trial_stats
         if stats is not None:
@@ -267,6 +271,7 @@ class CaseResult:
             checks=tuple(CheckResult.from_dict(c) for c in data.get("checks", [])),
             error=data.get("error"),
             trace_task_id=data.get("trace_task_id"),
+            warnings=tuple(data.get("warnings", ())),
             trials=tuple(cls.from_dict(t) for t in data.get("trials", [])),
             trials_rule=data.get("trials_rule"),
         )

@@ -14,6 +14,7 @@ disables a check:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,8 @@ class CasePlan:
 
     test_case: EvalTestCase
     checks: tuple[CheckSpec, ...]
+    denied_when: tuple[re.Pattern[str], ...] = ()
+    """The case's denial rule, compiled (see :mod:`openeval.scoring.denials`)."""
 
 
 def compile_plan(
@@ -89,7 +92,10 @@ def compile_plan(
             )
         used[spec.name] = f"checks[{i}]"
         specs.append(spec)
-    return CasePlan(test_case=test_case, checks=tuple(specs))
+    from openeval.scoring.denials import compile_denial_rule
+
+    rule = compile_denial_rule(test_case.denied_when, source=source)
+    return CasePlan(test_case=test_case, checks=tuple(specs), denied_when=rule)
 
 
 def _check_spec(entry: Mapping[str, Any], where: str, source: str | Path | None) -> CheckSpec:

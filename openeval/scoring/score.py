@@ -33,11 +33,18 @@ MAX_DETAILS = 2000
 
 def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
     """Return one result per check of ``plan`` on ``trace``, in plan order."""
+    if plan.denied_when:
+        from openeval.scoring.denials import mark_denials
+
+        trace = mark_denials(trace, plan.denied_when)
     results: list[CheckResult] = []
     earlier: dict[str, Scores] = {}
+    # Only checks read the scores of the entries before them; metrics never do.
+    keep = any(spec.family != "metric" for spec in plan.checks)
     for spec in plan.checks:
         result = _run_isolated(spec, trace, plan.test_case, earlier)
-        earlier[spec.name] = Scores(result.scores)
+        if keep:
+            earlier[spec.name] = Scores(result.scores)
         results.append(result)
     return tuple(results)
 
@@ -66,13 +73,15 @@ def _metric(cls: type[Metric], threshold: float | None) -> Metric:
 
 
 def _run_metric(spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase) -> CheckResult:
+    from openeval.metrics.base import measurement_scores
     from openeval.metrics.registry import metric_class
 
     metric = _metric(metric_class(spec.kind), spec.threshold)
     found = metric.measure(trace, test_case)
-    scores = metric.scores(found)
-    return CheckResult(spec, verdict(scores, spec.threshold), tuple(scores),
-                       _bounded(found.details))
+    if not found.applicable:
+        return CheckResult(spec, "n.a.", (), _bounded(found.details))
+    scores = measurement_scores(spec.kind, found)
+    return CheckResult(spec, verdict(scores, spec.threshold), scores, _bounded(found.details))
 
 
 def _run_check(

@@ -167,9 +167,12 @@ def _legacy_cases(root: Path, folder: Path, names: list[str]) -> list[CaseSpec]:
 
 def _folder_case(root: Path, folder: Path, name: str, traces: list[str]) -> CaseSpec:
     testcase = folder / name
-    # A case folder is named by its path; a suite that is itself one case folder, by its file.
-    named_by_folder = name == TESTCASE_NAME and folder != root
-    case_id = _case_id(root, folder if named_by_folder else testcase)
+    # A case folder is named by its path. A suite that is itself one case folder has no path
+    # to name it by: the empty id asks for its task id, read when the case runs.
+    if name == TESTCASE_NAME and folder == root:
+        case_id = ""
+    else:
+        case_id = _case_id(root, folder if name == TESTCASE_NAME else testcase)
     if name != TESTCASE_NAME:
         # X.testcase.json pairs with X.trace* first, so several cases may share a folder.
         stem = name[: -len(TESTCASE_SUFFIX)]

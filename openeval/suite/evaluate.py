@@ -140,7 +140,9 @@ def evaluate_case(
     ``trace_path`` None means "the file the test case's ``trace`` key names"; when the key is
     absent too, TestCaseError says ``problem`` (or that no trace was given). A ``trace`` key is
     read relative to the test case file. A ``trace_path`` given by the caller wins over the
-    key; one discovery merely ``found_beside`` the test case does not (CONTRACT 3).
+    key; one discovery merely ``found_beside`` the test case does not (CONTRACT 3). Without a
+    ``case_id`` (single-case mode, or a suite that is one case folder) the case is named by its
+    task id.
 
     ``trials`` (several traces of the task) scores each one as a trial of the case: a trial
     whose trace cannot be read is an errored trial, and the case's verdict follows its rule.
@@ -159,8 +161,8 @@ def evaluate_case(
                 "key or the trials", source=display_path(testcase_path), location="trace",
             )
         return _score_trials(
-            case_id if case_id is not None else display_path(testcase_path), testcase_path,
-            test_case, case_plan, rule, [Path(t) for t in trials], plan,
+            case_id or test_case.task_id, testcase_path, test_case, case_plan, rule,
+            [Path(t) for t in trials], plan,
         )
     trace_file = Path(trace_path) if trace_path is not None else None
     if found_beside and test_case.trace is not None:
@@ -179,13 +181,14 @@ def evaluate_case(
         confine(trace_file, root, source=testcase_path, named_by_key=named_by_key)
     trace, trace_format = read_trace(trace_file, plan.format, options=plan.options)
     return CaseResult(
-        case_id=case_id if case_id is not None else display_path(testcase_path),
+        case_id=case_id or test_case.task_id,
         task_id=test_case.task_id,
         testcase_path=display_path(testcase_path),
         trace_path=display_path(trace_file),
         trace_format=trace_format,
         checks=score(trace, case_plan),
         trace_task_id=trace.task_id,
+        warnings=task_id_warning(test_case.task_id, trace.task_id, trace_file),
     )
 
 
@@ -231,7 +234,8 @@ def _score_trial(
         return CaseResult(trial_id, task_id, display_path(testcase_path), display_path(trace_file),
                           None, error=display_path(str(exc)))
     return CaseResult(trial_id, task_id, display_path(testcase_path), display_path(trace_file),
-                      trace_format, checks=score(trace, case_plan), trace_task_id=trace.task_id)
+                      trace_format, checks=score(trace, case_plan), trace_task_id=trace.task_id,
+                      warnings=task_id_warning(task_id, trace.task_id, trace_file))
 
 
 def _label(path: Path, folder: Path) -> str:
@@ -240,6 +244,16 @@ def _label(path: Path, folder: Path) -> str:
         return display_path(path.relative_to(folder))
     except ValueError:
         return display_path(path)
+
+
+def task_id_warning(expected: str, found: str, trace_file: Path) -> tuple[str, ...]:
+    """Return a warning when a trace names another task than its test case (a trace mixed up
+    with another case's); none when the trace's id was only its file name."""
+    name = trace_file.name
+    if not found or found == expected or name == found or name.startswith(found + "."):
+        return ()
+    return (f"the trace's task id {found!r} differs from the test case's {expected!r}: is this "
+            "the right trace for this case?",)
 
 
 def run_case(
@@ -264,9 +278,10 @@ def run_case(
         )
     except OpenEvalError as exc:
         testcase_path = Path(testcase_path)
+        task_id = _task_id_hint(testcase_path)
         return CaseResult(
-            case_id=case_id if case_id is not None else display_path(testcase_path),
-            task_id=_task_id_hint(testcase_path),
+            case_id=case_id or task_id,
+            task_id=task_id,
             testcase_path=display_path(testcase_path),
             trace_path=display_path(Path(trace_path)) if trace_path is not None else None,
             trace_format=None,

@@ -64,9 +64,8 @@ def test_snapshot_writes_a_case_that_passes_on_its_trace(tmp_path: Path) -> None
     case = load_test_case(out)
     assert case.task_id == "refund"
     assert case.max_steps == 3
-    assert [c["tool"] for c in case.expected_tool_calls] == [
-        "lookup_order", "issue_refund", "issue_refund"
-    ]
+    # Both refund attempts failed (gateway timeouts): a failed call is not a made call.
+    assert [c["tool"] for c in case.expected_tool_calls] == ["lookup_order"]
     assert case.trace is not None
     trace_file = (out.parent / case.trace).resolve()
     assert trace_file == REFUND.resolve()

@@ -22,15 +22,15 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "metrics"
 # Compact step keys -> TraceStep fields. The first key present of the "kind" keys sets the type.
 _KINDS = {"call": "tool_call", "think": "thought", "result": "tool_result", "out": "output"}
 _FIELDS = {"args": "tool_args", "denied": "denied", "ts": "timestamp", "ms": "latency_ms",
-           "div": "divergent", "id": "step_id"}
+           "div": "divergent", "id": "step_id", "err": "error"}
 
 
 def expand_step(index: int, compact: dict[str, Any]) -> TraceStep:
     """Return the TraceStep that a compact step such as ``{"call": "search", "args": {}}`` means.
 
     ``call``/``think``/``result``/``out`` give the step type and its tool name or text; ``args``,
-    ``denied``, ``ts`` (timestamp), ``ms`` (latency_ms), ``div`` (divergent) and ``id`` (step_id,
-    default: position + 1) fill the rest.
+    ``denied``, ``err`` (error), ``ts`` (timestamp), ``ms`` (latency_ms), ``div`` (divergent)
+    and ``id`` (step_id, default: position + 1) fill the rest.
     """
     kinds = [key for key in compact if key in _KINDS]
     assert len(kinds) == 1, f"step {index}: give exactly one of {sorted(_KINDS)}: {compact}"
@@ -72,6 +72,7 @@ def test_metric_case(metric_name: str, case: dict[str, Any]) -> None:
         final_output=case.get("final_output", ""),
         actual_state=case.get("actual_state", {}),
         metadata=case.get("metadata", {}),
+        signals=case.get("signals"),
     )
     test_case = EvalTestCase.from_dict({"task_id": "case", **case.get("testcase", {})})
     result = get_metric(metric_name).score(trace, test_case)

@@ -1,0 +1,132 @@
+"""The check library: deterministic checks of an agent's reply, conversation and trace.
+
+Every check is a function that takes a text, an :class:`~openeval.models.AgentTrace` or a
+:class:`CheckContext` first, its settings as keyword arguments (None means the default), and
+returns :class:`Scores`, primary first. The checks live in one module per area and are all
+importable from here::
+
+    from openeval.checks import keyword_check
+    keyword_check("We ship in 3 days.", required=["ship"])
+
+Areas: :mod:`~openeval.checks.format`, :mod:`~openeval.checks.quality`,
+:mod:`~openeval.checks.similarity`, :mod:`~openeval.checks.safety`,
+:mod:`~openeval.checks.conversation`, :mod:`~openeval.checks.context`,
+:mod:`~openeval.checks.agent` and :mod:`~openeval.checks.trace`; helpers
+:mod:`~openeval.checks.text`, :mod:`~openeval.checks.util` and
+:mod:`~openeval.checks.combine`. :mod:`openeval.checks.v1` is the same objects under a
+version that changes only to fix a bug. Everything resolves on first use (PEP 562).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+# Each area's checks, in the order of the check library's reference (seed 000).
+AREAS: dict[str, tuple[str, ...]] = {
+    "format": ("json_validity", "regex_match", "keyword_check", "contains", "length_budget",
+               "markdown_structure", "html_validity", "csv_validity", "toml_validity",
+               "sql_shape"),
+    "quality": ("readability", "detect_language", "language_adherence", "tone", "sentiment"),
+    "similarity": ("exact_match", "levenshtein_ratio", "jaccard_similarity", "rouge", "bleu",
+                   "numeric_diff", "json_diff", "bm25_relevance", "tfidf_similarity"),
+    "safety": ("pii_leak", "refusal", "url_check", "prompt_injection"),
+    "conversation": ("conversation_degeneration", "knowledge_retention"),
+    "context": ("grounding", "unsupported_numbers", "citation_check"),
+    "agent": ("tool_call_validity", "tools_used", "tool_trajectory", "token_latency_budget"),
+    "trace": ("span_count", "error_spans", "repeated_tool_calls", "total_duration"),
+}
+
+CHECK_NAMES: tuple[str, ...] = tuple(name for names in AREAS.values() for name in names)
+"""Every check function's name, in the reference's order."""
+
+SUBMODULES: tuple[str, ...] = (*AREAS, "text", "util", "combine", "v1")
+
+_SOURCES: dict[str, str] = {
+    **{name: f"{__name__}.{area}" for area, names in AREAS.items() for name in names},
+    "Score": "openeval.scores",
+    "Scores": "openeval.scores",
+    "CheckContext": f"{__name__}._context",
+    "as_context": f"{__name__}._context",
+}
+
+if TYPE_CHECKING:
+    from openeval.checks import combine, text, util
+    from openeval.checks._context import CheckContext, as_context
+    from openeval.scores import Score, Scores
+
+__all__ = [
+    "AREAS",
+    "CHECK_NAMES",
+    "SUBMODULES",
+    "CheckContext",
+    "Score",
+    "Scores",
+    "agent",
+    "as_context",
+    "bleu",
+    "bm25_relevance",
+    "citation_check",
+    "combine",
+    "contains",
+    "context",
+    "conversation",
+    "conversation_degeneration",
+    "csv_validity",
+    "detect_language",
+    "error_spans",
+    "exact_match",
+    "format",
+    "grounding",
+    "html_validity",
+    "jaccard_similarity",
+    "json_diff",
+    "json_validity",
+    "keyword_check",
+    "knowledge_retention",
+    "language_adherence",
+    "length_budget",
+    "levenshtein_ratio",
+    "markdown_structure",
+    "numeric_diff",
+    "pii_leak",
+    "prompt_injection",
+    "quality",
+    "readability",
+    "refusal",
+    "regex_match",
+    "repeated_tool_calls",
+    "rouge",
+    "safety",
+    "sentiment",
+    "similarity",
+    "span_count",
+    "sql_shape",
+    "text",
+    "tfidf_similarity",
+    "token_latency_budget",
+    "toml_validity",
+    "tone",
+    "tool_call_validity",
+    "tool_trajectory",
+    "tools_used",
+    "total_duration",
+    "trace",
+    "unsupported_numbers",
+    "url_check",
+    "util",
+    "v1",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in SUBMODULES:
+        return import_module(f"{__name__}.{name}")
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(source), name)
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

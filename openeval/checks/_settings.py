@@ -1,0 +1,136 @@
+"""Reading a check's settings: None means the default, anything else is checked.
+
+A setting of the wrong kind is a test case error that names the check and the setting and says
+what was expected (a typo in a suite must not silently change a verdict). The check entry's
+JSON path is added by the runner, which knows it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from openeval.errors import TestCaseError
+
+# TODO(lead): move to util if helper A's util grows a settings reader; these are private to
+# part B's checks (safety, conversation, context, agent, trace).
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    return type(value).__name__
+
+
+def bad_setting(check: str, setting: str, expected: str, got: Any) -> TestCaseError:
+    """Return the error for a setting that is not what ``check`` expects."""
+    return TestCaseError(f"{check}: setting {setting!r}: expected {expected}, got {_kind(got)}")
+
+
+def score_name(value: Any, default: str, check: str) -> str:
+    """Return the ``name`` setting (the primary score's name); None gives ``default``."""
+    if value is None:
+        return default
+    if not isinstance(value, str) or not value:
+        raise bad_setting(check, "name", "a non-empty text", value)
+    return value
+
+
+def integer(value: Any, default: int, check: str, setting: str, minimum: int = 0) -> int:
+    """Return an int setting of at least ``minimum``; None gives ``default``."""
+    if value is None:
+        return default
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise bad_setting(check, setting, f"a whole number of at least {minimum}", value)
+    return value
+
+
+def optional_number(
+    value: Any, check: str, setting: str, *, minimum: float = 0.0, above: bool = False
+) -> float | None:
+    """Return a number setting, or None for "not checked"; ``above`` excludes ``minimum``."""
+    if value is None:
+        return None
+    return number(value, 0.0, check, setting, minimum=minimum, above=above)
+
+
+def number(
+    value: Any, default: float, check: str, setting: str, *, minimum: float = 0.0,
+    maximum: float | None = None, above: bool = False,
+) -> float:
+    """Return a finite number setting in range; None gives ``default``."""
+    if value is None:
+        return default
+    ok = (not isinstance(value, bool) and isinstance(value, (int, float))
+          and math.isfinite(value)
+          and (value > minimum if above else value >= minimum)
+          and (maximum is None or value <= maximum))
+    if not ok:
+        low = f"above {minimum:g}" if above else f"at least {minimum:g}"
+        high = f" and at most {maximum:g}" if maximum is not None else ""
+        raise bad_setting(check, setting, f"a number {low}{high}", value)
+    return float(value)
+
+
+def boolean(value: Any, default: bool, check: str, setting: str) -> bool:
+    """Return a true/false setting; None gives ``default``."""
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise bad_setting(check, setting, "true or false", value)
+    return value
+
+
+def choice(value: Any, default: str, allowed: Iterable[str], check: str, setting: str) -> str:
+    """Return a setting that must be one of ``allowed``; None gives ``default``."""
+    if value is None:
+        return default
+    options = list(allowed)
+    if not isinstance(value, str) or value not in options:
+        listed = ", ".join(repr(o) for o in options)
+        raise bad_setting(check, setting, f"one of {listed}", value)
+    return value
+
+
+def strings(value: Any, default: Iterable[str], check: str, setting: str) -> tuple[str, ...]:
+    """Return a list-of-texts setting; one text is a list of one; None gives ``default``."""
+    if value is None:
+        return tuple(default)
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, (list, tuple, set, frozenset)) or not all(
+        isinstance(item, str) for item in value
+    ):
+        raise bad_setting(check, setting, "a list of texts", value)
+    # A set has no order; sorting it keeps results the same from run to run.
+    return tuple(sorted(value)) if isinstance(value, (set, frozenset)) else tuple(value)
+
+
+def patterns(
+    value: Any, check: str, setting: str, flags: int = 0
+) -> list[tuple[str, re.Pattern[str]]]:
+    """Return compiled regular expressions; one that does not compile is a setting error."""
+    compiled = []
+    for index, pattern in enumerate(strings(value, (), check, setting)):
+        try:
+            compiled.append((pattern, re.compile(pattern, flags)))
+        except re.error as exc:
+            raise TestCaseError(
+                f"{check}: setting {setting!r}[{index}]: the pattern {pattern!r} does not "
+                f"compile: {exc}"
+            ) from None
+    return compiled

@@ -1,0 +1,280 @@
+"""The agent's steps as the agent and trace checks read them (proposals/0041).
+
+A trace check takes a :class:`CheckContext`, an :class:`AgentTrace`, a list of
+:class:`TraceStep` or a list of span dicts. :func:`read_trace` turns each into a
+:class:`TraceView`: the steps when the input has them (our model, with denials, turns and
+timestamps), else the span dicts as given. :func:`tool_calls` gives the tool calls of either,
+in one shape, so a check is written once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import orjson
+
+from openeval.checks._context import CheckContext, as_context
+from openeval.errors import TestCaseError
+from openeval.models import AgentTrace, TraceStep
+
+CheckInput = str | AgentTrace | CheckContext
+"""What a check of a reply or a conversation accepts as its first argument."""
+
+TraceInput = CheckContext | AgentTrace | str | Sequence[TraceStep] | Sequence[Mapping[str, Any]]
+"""What a trace check accepts as its first argument."""
+
+DURATION_KEYS = ("duration_ms", "latency_ms", "elapsed_ms")
+"""Metadata attributes read as the run's duration when its steps carry none."""
+
+_CANONICAL_DEPTH = 64
+"""Nesting below which tool inputs are compared as one opaque value (hostile input)."""
+
+
+@dataclass(frozen=True)
+class TraceView:
+    """A trace check's input, read: a context built on the steps, or span dicts as given."""
+
+    context: CheckContext
+    """The context; for span dicts, an empty trace (its metadata is empty)."""
+    steps: list[TraceStep] | None
+    """The steps, when the input was a trace, a context or a list of steps."""
+    given_spans: list[Mapping[str, Any]] | None = None
+    """The span dicts, when the input was a list of them."""
+
+    @property
+    def spans(self) -> list[Mapping[str, Any]]:
+        """The spans: as given, else the context's view of the steps."""
+        if self.given_spans is not None:
+            return self.given_spans
+        return list(self.context.spans)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call, from a ``tool_call`` step or a span of kind ``tool``."""
+
+    position: int
+    """The step's ``step_id``, or the span's 1-based position, for messages."""
+    name: str
+    """The tool's name; "" when the call has none."""
+    args: Any
+    """The arguments: a dict when they are a JSON object, else what the source held."""
+    args_problem: str | None
+    """Why the arguments are not a JSON object; None when they are."""
+    failed: bool
+    """The call ran and its tool reported an error."""
+    denied: bool
+    """The call never ran (a denial, a validation error)."""
+
+    @cached_property
+    def key(self) -> str:
+        """The call as one comparable text: its name and canonical arguments."""
+        return call_key(self.name, self.args)
+
+
+def read_context(value: Any, check: str) -> CheckContext:
+    """Return a text, trace or context as a context; raise TestCaseError naming ``check``."""
+    if isinstance(value, (CheckContext, AgentTrace, str)):
+        return as_context(value)
+    raise TestCaseError(
+        f"{check}: got {type(value).__name__}; expected a text, an AgentTrace or a CheckContext"
+    )
+
+
+def read_trace(value: Any, check: str) -> TraceView:
+    """Return ``value`` read as a trace; raise TestCaseError naming ``check`` when it is not one."""
+    if isinstance(value, (CheckContext, AgentTrace, str)):
+        context = as_context(value)
+        return TraceView(context, list(context.steps))
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(item, TraceStep) for item in value):
+            steps = list(value)
+            return TraceView(as_context(AgentTrace(task_id="", steps=steps)), steps)
+        if all(isinstance(item, Mapping) for item in value):
+            return TraceView(as_context(""), None, list(value))
+        odd = next((i for i, v in enumerate(value) if not isinstance(v, (TraceStep, Mapping))),
+                   None)
+        what = "a mix of steps and span dicts" if odd is None else (
+            f"item {odd} is {type(value[odd]).__name__}")
+        raise TestCaseError(
+            f"{check}: expected a list of TraceStep or a list of span dicts; {what}"
+        )
+    raise TestCaseError(
+        f"{check}: got {type(value).__name__}; expected a CheckContext, an AgentTrace, a text, "
+        "a list of TraceStep or a list of span dicts"
+    )
+
+
+def tool_calls(view: TraceView) -> list[Call]:
+    """Return the tool calls of a trace, in order.
+
+    From steps: every ``tool_call`` step (an unpaired ``tool_result`` is not a call). From span
+    dicts: every span of kind ``tool``, named by ``tool_name``, else ``name``, with ``input`` as
+    its arguments (JSON text is parsed).
+    """
+    if view.steps is not None:
+        return [_step_call(step) for step in view.steps if step.type == "tool_call"]
+    calls = []
+    for index, span in enumerate(view.spans, 1):
+        if span.get("kind") == "tool":
+            calls.append(_span_call(index, span))
+    return calls
+
+
+def _step_call(step: TraceStep) -> Call:
+    args: Any = step.tool_args
+    problem = None
+    if args is None:
+        # Adapters keep arguments that are not a JSON object as raw text in `content` and say
+        # why in `error` (adapters/tool_args.py); None with neither is a call with no arguments.
+        if step.content or step.error:
+            problem = step.error or "arguments are not a JSON object"
+            args = step.content
+        else:
+            args = {}
+    elif not isinstance(args, dict):
+        problem = "arguments are not a JSON object"
+    failed = bool(step.error) and not step.denied and problem is None
+    name = step.tool_name if isinstance(step.tool_name, str) else ""
+    return Call(step.step_id, name, args, problem, failed, bool(step.denied))
+
+
+def _span_call(position: int, span: Mapping[str, Any]) -> Call:
+    name = span.get("tool_name") or span.get("name") or ""
+    if not isinstance(name, str):
+        name = ""
+    raw = span.get("input")
+    args: Any = raw
+    problem = None
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        args = {}
+    elif isinstance(raw, str):
+        try:
+            args = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            args = raw
+            problem = "arguments are not JSON"
+        else:
+            if not isinstance(args, dict):
+                problem = "arguments are not a JSON object"
+    elif not isinstance(raw, Mapping):
+        problem = "arguments are not a JSON object"
+    return Call(position, name, args, problem, span_failed(span), False)
+
+
+def span_failed(span: Mapping[str, Any]) -> bool:
+    """Return whether a span failed: its ``error`` is set, or its ``status`` reads as an error."""
+    error = span.get("error")
+    if error is not None and error is not False and error != "" and error != {}:
+        return True
+    status = span.get("status")
+    if isinstance(status, Mapping):
+        status = status.get("code", status.get("status_code"))
+    return isinstance(status, str) and status.strip().lower() in (
+        "error", "status_code_error", "failed", "failure")
+
+
+def step_failure(step: TraceStep) -> str | None:
+    """Return why a step failed (its error, or that it was denied), or None when it did not.
+
+    A denied call and a call whose tool reported an error both count (CONTRACT 2.1): neither
+    achieved its effect.
+    """
+    if step.denied:
+        return f"denied: {step.error}" if step.error else "denied"
+    if step.error:
+        return step.error
+    return None
+
+
+def call_key(name: str, args: Any) -> str:
+    """Return a call as one text, so equal calls (JSON equality: 1 == 1.0) have equal keys."""
+    flat = type(args) is dict and all(
+        type(v) is str or type(v) is bool or v is None
+        or (type(v) is int and -(2**63) <= v < 2**63) for v in args.values())
+    try:
+        canonical = orjson.dumps(
+            args if flat else _canonical(args, 0),
+            option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
+        ).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        canonical = "<unserialisable>"
+    return f"{name}\x00{canonical}"
+
+
+def _canonical(value: Any, depth: int) -> Any:
+    if depth > _CANONICAL_DEPTH:
+        return "<nested too deeply>"
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer() and abs(value) < 2**63:
+            return int(value)
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, int):
+        return value if -(2**63) <= value < 2**64 else f"int:{value}"
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v, depth + 1) for v in value]
+    return repr(value)[:200]
+
+
+def number(value: Any) -> float | None:
+    """Return ``value`` as a finite float when it is a number (a bool is not), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    result = float(value)
+    return result if math.isfinite(result) else None
+
+
+def run_duration_ms(steps: Sequence[TraceStep]) -> tuple[float, str] | None:
+    """Return ``(milliseconds, how it was measured)`` for a run, or None when unknown.
+
+    The same rule as the ``step_budget`` metric: the span from the earliest to the latest step
+    timestamp when at least two steps carry distinct non-zero timestamps; else the sum of the
+    steps' ``latency_ms``; else unknown.
+    """
+    # TODO(lead): one copy of this rule with openeval.metrics.budget.run_duration, in a module
+    # both layers may import (checks must not import the metrics package).
+    stamps = [t for t in (number(s.timestamp) for s in steps) if t is not None and t > 0]
+    if stamps and max(stamps) > min(stamps):
+        span = (max(stamps) - min(stamps)) * 1000.0
+        if math.isfinite(span):
+            return span, "step timestamps"
+    total = finite_total(number(s.latency_ms) for s in steps)
+    if total is not None:
+        return total, "sum of latency_ms"
+    return None
+
+
+def finite_total(values: Iterable[float | None]) -> float | None:
+    """Return the sum of the non-negative numbers among ``values``; None when there are none.
+
+    A sum too large for a float (hostile input) is None too: no figure rather than infinity.
+    """
+    kept = [v for v in values if v is not None and v >= 0]
+    if not kept:
+        return None
+    total = math.fsum(kept)
+    return total if math.isfinite(total) else None
+
+
+def spans_duration_ms(spans: Sequence[Mapping[str, Any]]) -> tuple[float, str] | None:
+    """Return ``(milliseconds, how)`` for span dicts (the seed's rule), or None when unknown.
+
+    The longest ``agent`` span when there is one, else the sum of every span's
+    ``duration_ms`` (spans can overlap, so the sum is an upper bound).
+    """
+    agents = [v for v in (number(s.get("duration_ms")) for s in spans
+                          if s.get("kind") == "agent") if v is not None and v >= 0]
+    if agents:
+        return max(agents), "longest agent span"
+    total = finite_total(number(s.get("duration_ms")) for s in spans)
+    if total is not None:
+        return total, "sum of span duration_ms, an upper bound"
+    return None

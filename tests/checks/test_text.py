@@ -1,0 +1,15 @@
+"""The text readers against their cases in ``tests/data/checks/text.json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from check_cases import params, run_call_case
+
+from openeval.checks import text
+
+
+@pytest.mark.parametrize("case", params("text", key="call"))
+def test_text_case(case: dict[str, Any]) -> None:
+    run_call_case(text, case)
