@@ -116,3 +116,32 @@ def test_relocate_points_a_case_entry_at_its_own_index(tmp_path: Path) -> None:
     assert str(moved) == f"{testcase}: checks[0].check: bad"
     untouched = TestCaseError("bad", source=testcase, location="input")
     assert merged.relocate(untouched) is untouched
+
+
+def test_configured_checks_run_on_every_case_before_its_own(tmp_path: Path) -> None:
+    trace = {"task_id": "t", "steps": [], "final_output": "Your order ships today."}
+    make_suite(tmp_path, {
+        "openeval.toml": ["[[checks]]", "check = \"contains\"", "name = \"says_ships\"",
+                          "values = [\"ships\"]"],
+        "a/testcase.json": {"task_id": "a", "metrics": ["output_contains"],
+                            "expected_output_contains": ["today"],
+                            "checks": [{"check": "refusal"}]},
+        "a/trace.json": trace,
+    })
+    (result,) = run_suite(tmp_path).cases
+    assert result.error is None
+    assert [(c.name, c.verdict) for c in result.checks] == [
+        ("output_contains", "pass"), ("says_ships", "pass"), ("refusal", "pass")]
+
+
+def test_a_bad_setting_of_a_configured_check_names_the_config_line(tmp_path: Path) -> None:
+    make_suite(tmp_path, {
+        "openeval.toml": ["max_steps = 3", "", "[[checks]]", "check = \"contains\"",
+                          "keyword = \"ships\""],
+        "a/testcase.json": {"task_id": "a"},
+        "a/trace.json": {"task_id": "a", "steps": []},
+    })
+    (result,) = run_suite(tmp_path).cases
+    assert (result.error or "").startswith(
+        f"{tmp_path.as_posix()}/openeval.toml: line 3: checks[0]: unknown setting 'keyword' "
+        "for check 'contains'; expected one of: ")
