@@ -10,6 +10,7 @@ default it came from.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,12 +33,11 @@ def _find_case(specs: list[CaseSpec], wanted: str, suite_dir: Path) -> CaseSpec:
     for spec in specs:
         if spec.case_id == wanted:
             return spec
-    target = Path(wanted)
-    candidates = [target, suite_dir / target]
+    candidates = {os.path.realpath(p) for p in (wanted, suite_dir / wanted) if os.path.exists(p)}
     for spec in specs:
-        for candidate in candidates:
-            if candidate in (spec.testcase_path, spec.testcase_path.parent) and candidate.exists():
-                return spec
+        own = {os.path.realpath(spec.testcase_path), os.path.realpath(spec.testcase_path.parent)}
+        if candidates & own:
+            return spec
     shown = ", ".join(s.case_id for s in specs[:5])
     more = f" and {len(specs) - 5} more" if len(specs) > 5 else ""
     raise SuiteError(f"no case {wanted!r} in the suite; its cases are: {shown}{more}",

@@ -66,3 +66,10 @@ def test_a_config_that_does_not_parse_is_one_line_with_line_and_column(
     assert out.stderr.startswith(f"openeval: error: {tmp_path}/openeval.toml: line 2, column "
                                  "14: invalid TOML: ")  # the second comma
     assert out.stderr.count("\n") == 1
+
+
+def test_a_case_can_be_named_by_its_absolute_folder(openeval: Invoke) -> None:
+    folder = Path("examples/scale/billing/invoice-lookup").resolve()
+    out = openeval("config", "--suite", "examples/scale", str(folder))
+    assert out.code == EXIT_OK, out.stderr
+    assert "case billing/invoice-lookup (" in out.stdout
