@@ -1,7 +1,15 @@
-"""Reading and writing JSON: fast (orjson), canonical on output, precise in its errors."""
+"""Reading and writing JSON: fast (orjson), canonical on output, precise in its errors.
+
+orjson reads an integer beyond 64 bits as a float, silently rounding it (an order id
+``12345678901234567890123456789`` would equal ``...788``). :func:`parse_json` notices a
+document that may hold such a number and reads it again with the standard library, which keeps
+every integer exact; the writers fall back the same way, since orjson cannot write them either.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +32,58 @@ def parse_json(
     ``first_line`` is the line number of ``data``'s first line in its file, for JSON Lines.
     """
     try:
-        return orjson.loads(data)
+        value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         line = first_line + exc.lineno - 1
         raise error(
             f"invalid JSON: {exc.msg} (expected a complete JSON value)",
             source=source,
             location=f"line {line} column {exc.colno}",
+        ) from None
+    if _may_hold_big_integer(data):
+        return _parse_exact(data, source=source, error=error)
+    return value
+
+
+# Every byte maps to "." except digits, which map to "0": a run of 19 digits is then one
+# bytes.find away, about five times faster than orjson's own parse (a regex would be slower).
+_DIGIT_MAP = bytes(48 if 48 <= b <= 57 else 46 for b in range(256))
+_LONG_RUN = b"0" * 19  # 19 digits can exceed int64; orjson turns such integers into floats
+_BEFORE_NUMBER = frozenset(b" \t\r\n[,:-")
+
+
+def _may_hold_big_integer(data: bytes | str) -> bool:
+    """Return True when ``data`` has a number token of 19 or more digits (outside a string,
+    as far as the character before it tells; a false alarm only costs a slower parse)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    digits = raw.translate(_DIGIT_MAP)
+    start = digits.find(_LONG_RUN)
+    while start != -1:
+        if start == 0 or raw[start - 1] in _BEFORE_NUMBER:
+            return True
+        end = digits.find(b".", start)
+        if end == -1:
+            return False
+        start = digits.find(_LONG_RUN, end)
+    return False
+
+
+def _parse_exact(
+    data: bytes | str, *, source: str | Path | None, error: type[OpenEvalError]
+) -> Any:
+    """Return the already validated JSON ``data`` read with exact integers (standard library)."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise error(
+            "a value holding an integer beyond 64 bits is nested too deeply to read exactly",
+            source=source,
+        ) from None
+    except ValueError:
+        limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+        raise error(
+            f"an integer has more than {limit} digits (expected a number Python can read)",
+            source=source,
         ) from None
 
 
@@ -52,7 +105,17 @@ def dump_json(value: Any) -> bytes:
 
     The same value always gives the same bytes, which keeps result files byte-identical.
     """
-    return orjson.dumps(value, option=_DUMP_OPTIONS)
+    try:
+        return orjson.dumps(value, option=_DUMP_OPTIONS)
+    except orjson.JSONEncodeError as exc:
+        if not _is_big_integer_error(exc):
+            raise
+        text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+        return (text + "\n").encode()
+
+
+def _is_big_integer_error(exc: orjson.JSONEncodeError) -> bool:
+    return "Integer exceeds" in str(exc)
 
 
 def dump_json_compact(value: Any) -> str:
@@ -63,7 +126,13 @@ def dump_json_compact(value: Any) -> str:
     """
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-    except orjson.JSONEncodeError:
+    except orjson.JSONEncodeError as exc:
+        if _is_big_integer_error(exc):
+            try:
+                return json.dumps(value, sort_keys=True, separators=(",", ":"),
+                                  ensure_ascii=False)
+            except (ValueError, TypeError, RecursionError):
+                pass
         return "[a value nested too deeply to show]"
 
 

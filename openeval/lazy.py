@@ -16,14 +16,17 @@ def lazy_exports(
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """Return the ``__getattr__`` and ``__dir__`` of ``package``.
 
-    ``sources`` maps each lazy name to the module defining it; ``exported`` is the package's
-    ``__all__``. Any other name raises AttributeError as usual.
+    ``sources`` maps each lazy name to the module defining it, or, for a submodule of the
+    package, to that submodule itself (``"agent": "openeval.checks.agent"``); ``exported`` is
+    the package's ``__all__``. Any other name raises AttributeError as usual.
     """
 
     def __getattr__(name: str) -> Any:
         module = sources.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        if module == f"{package}.{name}":
+            return import_module(module)
         return getattr(import_module(module), name)
 
     def __dir__() -> list[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from openeval.errors import TestCaseError
 from openeval.jsonio import read_json_file
+from openeval.matching.validate import validate_test_case_matchers
 from openeval.models import EvalTestCase
 from openeval.schemas import validate
 
@@ -20,8 +21,9 @@ def load_test_case(path: str | Path) -> EvalTestCase:
     """Return the test case stored in ``path``.
 
     Raises TestCaseError naming the file and the JSON path when the file is missing, is not
-    JSON, does not fit the schema, or names a metric that is not registered. The ``trace`` key,
-    when present, is kept as written (a path relative to the test case file).
+    JSON, does not fit the schema, names a metric that is not registered, or holds a malformed
+    argument matcher or ``trajectory`` setting. The ``trace`` key, when present, is kept as
+    written (a path relative to the test case file).
     """
     path = Path(path)
     return build_test_case(read_json_file(path, error=TestCaseError), source=path)
@@ -34,6 +36,7 @@ def build_test_case(document: object, *, source: str | Path | None) -> EvalTestC
     if not isinstance(document, dict):  # the schema refuses it first; this narrows the type
         raise TestCaseError("expected a JSON object", source=source)
     check_metric_names(document, source=source)
+    validate_test_case_matchers(document, source=source)
     return EvalTestCase.from_dict(document)
 
 

@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("openeval.results",),  # the record: what scoring produces and every reporter reads
     (
         "openeval.scoring",
+        "openeval.code_checks",  # user checks: loaded and called by the scorer
         "openeval.testcase_file",  # checks metric names against openeval.metrics.registry
         "openeval.snapshot",  # drafts a test case for the suite; needs only the models
     ),
@@ -75,6 +76,8 @@ CORE_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "jsonschema": ("openeval.schemas",),
     "click": ("openeval.cli",),
     "rich": ("openeval.cli",),
+    # Python 3.10 only: tomllib is in 3.11's stdlib.
+    "tomli": ("openeval.checks.format", "openeval.suite.config"),
 }
 """Each required dependency (import name) and the packages that may import it.
 
@@ -118,9 +121,8 @@ OPTIONAL_DEPENDENCIES: tuple[OptionalDependency, ...] = (
     OptionalDependency(
         "openeval.adapters.otel", ("opentelemetry",), "openeval-core[otel]", "lazy"
     ),
-    # tomli is the standard library's tomllib for Python 3.10 (a marker dependency there); on
-    # 3.11+ the module must neither need nor load it.
-    OptionalDependency("openeval.suite.config", ("tomli",), "tomli (Python 3.10)", "lazy"),
+    # pytest loads its plugins itself; imported anywhere else without pytest, it says so.
+    OptionalDependency("openeval.testing.pytest_plugin", ("pytest",), "pytest", "error"),
 )
 """Every module that imports a package outside the standard library and CORE_DEPENDENCIES must
 have a row here naming it (the import test enforces that), and so must every module that
@@ -461,7 +463,7 @@ def test_core_dependencies_are_the_required_distributions() -> None:
     required = {
         canonicalize_name(req.name)
         for req in map(Requirement, requires("openeval-core") or [])
-        if req.marker is None
+        if req.marker is None or "extra" not in str(req.marker)  # python_version markers count
     }
     importable = packages_distributions()
     declared = {

@@ -39,6 +39,8 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
         "lazy_exports": "the helper that builds __getattr__ and __dir__",
         "registry": "submodule: the adapter registry the package re-exports",
     },
+    "openeval.checks": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
+    "openeval.code_checks": {"call": _SUBMODULE, "loader": _SUBMODULE, "types": _SUBMODULE},
     "openeval.engines": {"base": _SUBMODULE, "local": _SUBMODULE},
     "openeval.metrics": {
         "base": "submodule: Measurement, Metric and not_applicable are defined there",
@@ -164,7 +166,8 @@ def _public(names: object) -> set[str]:
 
 
 def test_packages_with_all_are_discovered() -> None:
-    known = {"openeval", "openeval.adapters", "openeval.metrics", "openeval.report"}
+    known = {"openeval", "openeval.adapters", "openeval.code_checks", "openeval.metrics",
+             "openeval.report", "openeval.testing"}
     assert known <= set(PACKAGES)
     stale = set(NOT_EXPORTED) - set(PACKAGES)
     assert not stale, f"NOT_EXPORTED names packages without __all__: {sorted(stale)}"
@@ -173,7 +176,9 @@ def test_packages_with_all_are_discovered() -> None:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_all_is_sorted_without_duplicates(package: str, surfaces: dict[str, Any]) -> None:
     exported = surfaces[package]["all"]
-    assert exported == sorted(set(exported)), f"{package}.__all__ is not sorted and unique"
+    # ruff's RUF022 order (isort style): CONSTANTS, then Classes, then functions, each sorted.
+    ordered = sorted(set(exported), key=lambda n: (not n.isupper(), not n[:1].isupper(), n))
+    assert exported == ordered, f"{package}.__all__ is not sorted (RUF022 order) and unique"
 
 
 @pytest.mark.parametrize("package", PACKAGES)

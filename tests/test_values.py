@@ -1,12 +1,23 @@
-"""JSON value equality (numbers by value; strings and booleans never equal numbers)."""
+"""JSON value equality (numbers by value; strings and booleans never equal numbers), bounded."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from openeval.values import MISSING, first_difference, json_equal, short_json
+from openeval.values import (
+    MAX_JSON_DEPTH,
+    MISSING,
+    TOO_DEEP,
+    canonical_key,
+    first_difference,
+    json_compare,
+    json_equal,
+    short_json,
+)
 
 EQUAL: list[tuple[Any, Any]] = [
     (1, 1), (1, 1.0), (0, -0.0), (2.5, 2.5), ("a", "a"), ("", ""), (True, True),
@@ -61,3 +72,66 @@ def test_first_difference_names_the_path(expected: Any, actual: Any, answer: Any
 )
 def test_short_json(value: Any, text: str) -> None:
     assert short_json(value) == text
+
+
+def _nested(depth: int, leaf: Any) -> Any:
+    value = leaf
+    for level in range(depth):
+        value = {"a": value} if level % 2 else [value]
+    return value
+
+
+def test_values_nested_past_the_limit_never_raise_and_are_not_equal() -> None:
+    deep = _nested(1000, 1)  # orjson reads 1024 levels
+    assert json_compare(deep, _nested(1000, 1)) is None
+    assert not json_equal(deep, _nested(1000, 1))
+    assert json_equal(_nested(MAX_JSON_DEPTH - 1, 1), _nested(MAX_JSON_DEPTH - 1, 1.0))
+    # A difference below the limit is not seen: "cannot tell", never "equal".
+    assert json_compare(deep, _nested(1000, 2)) is None
+    path, _, actual = first_difference(deep, _nested(1000, 1), "x") or ("", None, None)
+    assert actual is TOO_DEEP and path.startswith("x.a[0].a[0]")
+    assert short_json(deep).startswith('{"a":[{"a":[') and len(short_json(deep)) == 40
+    assert short_json(TOO_DEEP).startswith("(nested deeper than")
+
+
+def test_a_difference_above_the_limit_is_still_found() -> None:
+    assert json_compare([1, _nested(1000, 1)], [2, _nested(1000, 1)]) is False
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "equal"),
+    [
+        (12345678901234567890123456789, 12345678901234567890123456789, True),
+        (12345678901234567890123456789, 12345678901234567890123456788, False),
+        (2**70, float(2**70), True),
+        (12345678901234567890123456789, 1.2345678901234568e28, False),
+    ],
+)
+def test_big_integers_compare_exactly(a: Any, b: Any, equal: bool) -> None:
+    assert json_equal(a, b) is equal
+    assert (canonical_key(a) == canonical_key(b)) is equal
+    assert short_json(a) == str(a)[:37] + "..." if len(str(a)) > 40 else str(a)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.sampled_from([0, 1, -1, 2**64, 0.0, -0.0, 1.0, 1.5, 2.0**64])
+    | st.sampled_from(["", "1", "a", "null", "1.0"]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["a", "b", "1"]), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(JSON, JSON)
+def test_canonical_keys_are_equal_exactly_for_json_equal_values(a: Any, b: Any) -> None:
+    assert (canonical_key(a) == canonical_key(b)) is json_equal(a, b)
+    assert canonical_key(a) == canonical_key(a) or not json_equal(a, a)
+
+
+def test_nan_gets_a_key_of_its_own() -> None:
+    nan = float("nan")
+    assert canonical_key(nan) != canonical_key(nan)
+    assert canonical_key({"a": nan}) != canonical_key({"a": None})
+    assert canonical_key(float("inf")) == canonical_key(float("inf"))
+    assert canonical_key({"a": float("inf")}) != canonical_key({"a": None})

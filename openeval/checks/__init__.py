@@ -19,8 +19,9 @@ version that changes only to fix a bug. Everything resolves on first use (PEP 56
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from openeval.lazy import lazy_exports
 
 # Each area's checks, in the order of the check library's reference (seed 000).
 AREAS: dict[str, tuple[str, ...]] = {
@@ -48,6 +49,7 @@ _SOURCES: dict[str, str] = {
     "Scores": "openeval.scores",
     "CheckContext": f"{__name__}._context",
     "as_context": f"{__name__}._context",
+    **{module: f"{__name__}.{module}" for module in SUBMODULES},
 }
 
 if TYPE_CHECKING:
@@ -119,14 +121,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in SUBMODULES:
-        return import_module(f"{__name__}.{name}")
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(source), name)
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _SOURCES, __all__)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from openeval.checks import _settings, text, util
 from openeval.checks._context import as_context
@@ -173,11 +173,10 @@ def tool_trajectory(
     primary = _settings.score_name(name, "trajectory_match", check)
     steps = _trajectory_steps(ctx, check)
     # The metric's engine, imported here: the checks package must not load it up front.
-    from openeval.matching.trajectory import TrajectorySpec, match_trajectory
+    from openeval.matching.trajectory import TrajectoryMode, TrajectorySpec, match_trajectory
 
-    result = match_trajectory(
-        steps, [{"tool": tool} for tool in wanted], TrajectorySpec(mode=how, args="ignore")
-    )
+    spec = TrajectorySpec(mode=cast(TrajectoryMode, how), args="ignore")  # checked just above
+    result = match_trajectory(steps, [{"tool": tool} for tool in wanted], spec)
     made = Counter(step.tool_name or "" for step in steps
                    if step.type == "tool_call" and not step.denied and not step.error)
     needed = Counter(wanted)

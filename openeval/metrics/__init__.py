@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from openeval.metrics.goal import GoalCompletionRate
     from openeval.metrics.output import OutputContains
     from openeval.metrics.tool_selection import ToolSelectionAccuracy
+    from openeval.metrics.trajectory import TrajectoryMatching
 
 __all__ = [
     "ArgumentCorrectness",
@@ -48,6 +49,7 @@ __all__ = [
     "StepBudget",
     "StepEfficiency",
     "ToolSelectionAccuracy",
+    "TrajectoryMatching",
     "all_metrics",
     "get_metric",
     "metric_names",

@@ -3,24 +3,25 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from openeval.metrics._assignment import max_weight_assignment
-from openeval.metrics._common import (
-    ExpectedCall,
-    describe_difference,
-    expected_calls,
-    join_bounded,
-)
+from openeval.matching.matchers import Expected, compile_expected
+from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
+from openeval.metrics._common import ExpectedCall, expected_calls, join_bounded
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
-from openeval.values import first_difference, json_equal
+from openeval.values import MISSING, canonical_key, json_equal, short_json
 
 _NO_ARGS: Mapping[str, Any] = {}
-_ABSENT = object()
+_ABSENT: Hashable = ("absent",)  # canonical keys are never this tuple (see canonical_key)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_NUMBERS = frozenset({int, float})
+_DIRECT_LIMIT = 4096
+"""Up to this many (expected, executed) pairs, weights are computed pair by pair and solved
+by the Hungarian method; beyond it, identical calls are grouped first."""
 
 
 @register_metric
@@ -30,8 +31,11 @@ class ArgumentCorrectness(Metric):
     Each expected call is paired with at most one executed (non-denied) call of the same tool,
     and no executed call serves two expected ones; among all such pairings the one that matches
     the most key-value pairs is used (an exact assignment, so repeated tools are judged fairly).
-    A pair matches when the executed call has the key with an equal JSON value: ``1`` equals
-    ``1.0``, but ``"1"`` and ``true`` do not. An expected call left unpaired matches nothing.
+    A pair matches when the executed call has the key with an equal JSON value (``1`` equals
+    ``1.0``, but ``"1"`` and ``true`` do not), or one its argument matcher accepts
+    (``{"$approx": 59.9}``, ``{"$regex": ...}`` ...); a key whose matcher allows absence
+    (``$optional``, ``$exists: false``) also matches when the call lacks it. Extra executed
+    keys are not judged. An expected call left unpaired matches nothing.
     Score: matching pairs over all expected pairs.
 
     Passes when the score reaches the pass line (default 1.0: every expected value seen).
@@ -51,6 +55,10 @@ class ArgumentCorrectness(Metric):
         by_tool: dict[str, list[ExpectedCall]] = {}
         for call in wanted:
             by_tool.setdefault(call.tool, []).append(call)
+        rows = {
+            call.position: ExpectedArgs(call.args, f"expected_tool_calls[{call.position}].args")
+            for call in wanted
+        }
         executed: dict[str, list[Mapping[str, Any]]] = {name: [] for name in by_tool}
         denied: Counter[str] = Counter()
         for step in trace.steps:
@@ -65,13 +73,10 @@ class ArgumentCorrectness(Metric):
         matched = 0
         for tool, calls in by_tool.items():
             actual = executed[tool]
-            wanted_items = [tuple(call.args.items()) for call in calls]
-            weights = [[_matches(items, args) for args in actual] for items in wanted_items]
-            for call, row, col in zip(
-                calls, weights, max_weight_assignment(weights), strict=True
-            ):
-                partner[call.position] = None if col is None else actual[col]
-                matched += 0 if col is None else row[col]
+            pairing = pair_calls([rows[call.position] for call in calls], actual)
+            matched += pairing.matched
+            for call, column in zip(calls, pairing.partners, strict=True):
+                partner[call.position] = None if column is None else actual[column]
 
         if matched == total:
             return Measurement(1.0, f"expected argument values matched: {total}/{total}")
@@ -85,35 +90,159 @@ class ArgumentCorrectness(Metric):
                 blocked = f" ({denied[call.tool]} denied)" if denied[call.tool] else ""
                 problems.append(f"{label}: not called{blocked}")
             else:
-                problems.extend(_differences(label, call.args, args))
+                problems.extend(rows[call.position].differences(label, args))
         head = f"expected argument values matched: {matched}/{total}"
         return Measurement(matched / total, join_bounded([head, *problems]))
 
 
-def _matches(expected: tuple[tuple[str, Any], ...], actual: Mapping[str, Any]) -> int:
-    count = 0
-    for key, value in expected:
-        got = actual.get(key, _ABSENT)
-        if got is _ABSENT:
-            continue
-        kind = type(value)
-        # Same plain scalar type: == is JSON equality; skipping the call matters on long traces.
-        if kind is type(got) and kind in _SCALARS:
-            count += value == got
-        elif json_equal(value, got):
-            count += 1
-    return count
+@dataclass(frozen=True)
+class Pairing:
+    """The best pairing of one tool's expected calls with its executed calls."""
+
+    partners: list[int | None]
+    """For each expected call, the index of its executed call, or None."""
+    matched: int
+    """Expected key-value pairs matched in total: the largest possible."""
+    work: int
+    """Argument comparisons and flow steps spent; tests bound it instead of timing."""
 
 
-def _differences(label: str, expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[str]:
-    out: list[str] = []
-    for key in sorted(expected, key=str):
-        if key not in actual:
-            out.append(f"{label}.{key}: missing")
-            continue
-        found = first_difference(expected[key], actual[key], f"{label}.{key}")
-        if found is not None:
-            path, want, got = found
-            out.append(describe_difference(path, want, got))
-    return out
+def pair_calls(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]]) -> Pairing:
+    """Return the pairing of ``expected`` calls' arguments with ``actual`` args that matches the
+    most expected key-value pairs, no call used twice.
 
+    Small inputs (up to ``_DIRECT_LIMIT`` pairs) are solved directly by the Hungarian method.
+    Beyond, identical expected calls form one group, and so do executed calls that agree on
+    every expected key (other keys cannot change a score); the weights are computed between
+    groups and the exact optimum is found by :func:`max_weight_transport`. The cost is then
+    O(len(actual) x keys) to group the executed calls, plus
+    O(groups_expected x groups_executed x keys) comparisons and a flow over the groups: 200
+    identical expected calls against a million executed ones is one group against a few.
+    """
+    if len(expected) * len(actual) <= _DIRECT_LIMIT:
+        weights = [[row.weight(args) for args in actual] for row in expected]
+        partners = max_weight_assignment(weights)
+        matched = sum(w[c] for w, c in zip(weights, partners, strict=True) if c is not None)
+        return Pairing(partners, matched, len(expected) * len(actual))
+    return _pair_groups(expected, actual)
+
+
+class ExpectedArgs:
+    """An expected call's arguments, ready to count matches against executed arguments.
+
+    Plain scalar values compare without a call (that matters on long traces); anything else
+    (objects, arrays, matchers) is compiled once, which also checks its matchers: a malformed
+    one raises TestCaseError naming ``where`` and the key.
+    """
+
+    __slots__ = ("args", "items", "where")
+
+    def __init__(self, args: Mapping[str, Any], where: str) -> None:
+        self.args = args
+        self.where = where
+        # Sorted by key once: the details list the differences in this order.
+        self.items: list[tuple[str, Any, Expected | None]] = [
+            (key, value, None) if type(value) in _SCALARS and value == value
+            else (key, _ABSENT, compile_expected(value, f"{where}.{key}"))
+            for key, value in sorted(args.items(), key=lambda item: str(item[0]))
+        ]
+
+    def weight(self, actual: Mapping[str, Any]) -> int:
+        """Return how many expected key-value pairs ``actual`` matches."""
+        count = 0
+        for key, plain, field in self.items:
+            got = actual.get(key, MISSING)
+            if field is None:
+                # json_equal for scalars: same type and ==, or two numbers (never a bool).
+                kind = type(got)
+                if kind is type(plain) or (kind in _NUMBERS and type(plain) in _NUMBERS):
+                    count += plain == got
+                elif kind not in _SCALARS and got is not MISSING and json_equal(plain, got):
+                    count += 1  # a subclass (an IntEnum, a str enum ...): the slow, exact way
+            elif field.test(got) is True:
+                count += 1
+        return count
+
+    def differences(self, label: str, actual: Mapping[str, Any]) -> list[str]:
+        """Return ``label.key: expected X, got Y`` for each expected key ``actual`` misses."""
+        out: list[str] = []
+        for key, plain, field in self.items:
+            got = actual.get(key, MISSING)
+            if field is not None:
+                found = field.explain(got, f"{label}.{key}")
+                if found is not None:
+                    out.append(str(found))
+            elif got is MISSING:
+                out.append(f"{label}.{key}: missing")
+            elif not json_equal(plain, got):
+                out.append(f"{label}.{key}: expected {short_json(plain)}, got {short_json(got)}")
+        return out
+
+
+def _pair_groups(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]]) -> Pairing:
+    """:func:`pair_calls` for large inputs: identical calls grouped, groups paired exactly."""
+    keys = sorted({key for row in expected for key in row.args}, key=str)
+    row_of: dict[Hashable, int] = {}
+    row_members: list[list[int]] = []
+    for index, row in enumerate(expected):
+        group = row_of.setdefault(canonical_key(row.args), len(row_members))
+        if group == len(row_members):
+            row_members.append([])
+        row_members[group].append(index)
+    col_of: dict[Hashable, int] = {}
+    col_members: list[list[int]] = []
+    by_identity: dict[int, int] = {}
+    for index, args in enumerate(actual):
+        col = by_identity.get(id(args))
+        if col is None:
+            signature = tuple(
+                canonical_key(args[key]) if key in args else _ABSENT for key in keys
+            )
+            col = col_of.setdefault(signature, len(col_members))
+            if col == len(col_members):
+                col_members.append([])
+            by_identity[id(args)] = col
+        col_members[col].append(index)
+    work = len(actual)
+
+    demand = len(expected)
+    weights: list[list[int]] = []
+    for members in row_members:
+        expected_row = expected[members[0]]
+        full = len(expected_row.items)
+        line: list[int] = []
+        room = 0
+        for cells in col_members:
+            if room >= demand:
+                line.append(0)  # columns after enough perfect ones can never be needed
+                continue
+            weight = expected_row.weight(actual[cells[0]])
+            work += full
+            line.append(weight)
+            if weight == full:
+                room += len(cells)
+        weights.append(line)
+    flows, flow_work = max_weight_transport(
+        weights, [len(m) for m in row_members], [len(m) for m in col_members]
+    )
+    work += flow_work
+
+    partners: list[int | None] = [None] * len(expected)
+    used = [0] * len(col_members)
+    matched = 0
+    for group, members in enumerate(row_members):
+        position = 0
+        for col in range(len(col_members)):
+            for _ in range(flows.get((group, col), 0)):
+                partners[members[position]] = col_members[col][used[col]]
+                matched += weights[group][col]
+                position += 1
+                used[col] += 1
+    # Unpaired calls gain nothing by pairing (else the optimum would pair them), but a pair
+    # lets the details say which value differs instead of "not called".
+    spare = [i for col, cells in enumerate(col_members) for i in cells[used[col]:]]
+    spare.sort()
+    for index, column in zip((i for i, p in enumerate(partners) if p is None), spare,
+                             strict=False):
+        partners[index] = column
+    return Pairing(partners, matched, work)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from openeval.metrics._common import describe_difference, join_bounded
+from openeval.matching.matchers import compile_fields
+from openeval.metrics._common import join_bounded
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
-from openeval.values import first_difference
+from openeval.values import MISSING
 
 
 @register_metric
@@ -14,8 +15,11 @@ class GoalCompletionRate(Metric):
     """Share of the expected final-state keys whose actual value equals the expected one.
 
     Values compare as JSON (``1`` equals ``1.0``; ``"1"``, ``true`` and ``1`` all differ);
-    nested objects and lists must match in full. A key absent from the actual state does not
-    match. Keys the agent set beyond the expected ones are not judged.
+    nested objects and lists must match in full. An expected value may be an argument matcher
+    (``{"$approx": 42}``, ``{"$regex": "^R-"}``, ``{"$type": "string"}`` ...), at any depth. A
+    key absent from the actual state does not match, unless its matcher allows absence
+    (``$optional``, ``$exists: false``). Keys the agent set beyond the expected ones are not
+    judged.
 
     Passes when the score reaches the pass line (default 1.0: every expected key right).
     Fails on a missing or different key; details name the path of each difference.
@@ -30,16 +34,13 @@ class GoalCompletionRate(Metric):
         expected = test_case.expected_final_state
         if not expected:
             return not_applicable("no expected final state")
+        fields = compile_fields(expected, "expected_final_state")
         actual = trace.actual_state
         problems: list[str] = []
-        for key in sorted(expected, key=str):
-            path = f"state.{key}"
-            if key not in actual:
-                problems.append(f"{path}: missing")
-                continue
-            found = first_difference(expected[key], actual[key], path)
+        for key in sorted(fields, key=str):
+            found = fields[key].explain(actual.get(key, MISSING), f"state.{key}")
             if found is not None:
-                problems.append(describe_difference(*found))
+                problems.append(str(found))
         total = len(expected)
         if not problems:
             return Measurement(1.0, f"expected state keys matched: {total}/{total}")

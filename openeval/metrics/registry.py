@@ -27,6 +27,7 @@ BUILTIN_METRICS: dict[str, str] = {
     "fixture_freshness": "openeval.metrics.freshness:FixtureFreshness",
     "output_contains": "openeval.metrics.output:OutputContains",
     "step_budget": "openeval.metrics.budget:StepBudget",
+    "trajectory_match": "openeval.metrics.trajectory:TrajectoryMatching",
 }
 """Built-in metrics in the order every report lists them; one line adds a metric."""
 

@@ -9,24 +9,41 @@ disables a check:
 - a ``thresholds`` key for a metric the case does not run, or for a verdict-style metric
   (``fixture_freshness``) that has no pass line;
 - a check entry naming an unknown check, an unknown setting, or a setting of the wrong type;
+- a code check entry (``{"code": ...}``) naming a file that does not exist, or with a
+  ``time_limit`` that is not a number of seconds;
 - two check entries showing under the same name.
+
+A code check entry becomes a spec of family ``code`` whose ``kind`` is the ``code`` reference
+as written (so result files read the same on every machine) and whose settings are the entry's
+other keys; the resolved reference (absolute file path, time limit) goes in
+:attr:`CasePlan.code` under the entry's name. The user's code is not imported here: the plan
+holds references only, so it pickles, and each process that scores loads the code itself
+(proposals/0070-code-checks-and-pytest.md).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError, TestCaseError
 from openeval.models import EvalTestCase
 from openeval.registry import check_settings, unknown_name
 from openeval.results.records import CheckSpec
 
+if TYPE_CHECKING:
+    from openeval.code_checks.loader import CodeCheckRef
+
 ENTRY_KEYS = ("check", "code", "name", "threshold")
 """The keys of a check entry that are not settings of the check."""
+
+CODE_ENTRY_KEYS = ("code", "name", "threshold")
+"""The keys of a code check entry that are not its settings (the settings arrive as the
+check's ``params``, except ``time_limit``, which OpenEval reads itself)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +54,8 @@ class CasePlan:
     checks: tuple[CheckSpec, ...]
     denied_when: tuple[re.Pattern[str], ...] = ()
     """The case's denial rule, compiled (see :mod:`openeval.scoring.denials`)."""
+    code: Mapping[str, CodeCheckRef] = field(default_factory=dict)
+    """Where each code check's code lives, by instance name (specs of family ``code``)."""
 
 
 def compile_plan(
@@ -44,8 +63,15 @@ def compile_plan(
     *,
     metrics: Sequence[str] | None = None,
     source: str | Path | None = None,
+    checks_dir: str | Path | None = None,
+    code_time_limit: float | None = None,
 ) -> CasePlan:
     """Return the plan of ``test_case``; ``metrics`` narrows the run to these metric names.
+
+    A code check's file is looked for beside ``source`` (the test case file; the working
+    folder when None), then in ``checks_dir``: the suite's checks folder, the hook suite
+    configuration sets. ``code_time_limit`` is the run's time limit for a code check whose
+    entry sets none (None: ``DEFAULT_TIME_LIMIT``, 5 s).
 
     Raises TestCaseError naming ``source`` and the JSON path of anything that configures
     nothing or names something unknown (see the module docstring).
@@ -83,8 +109,14 @@ def compile_plan(
         line = test_case.thresholds.get(name, metric_class(name).default_threshold)
         specs.append(CheckSpec(kind=name, name=name, family="metric", threshold=line))
     used = {spec.name: f"metric {spec.name}" for spec in specs}
+    code: dict[str, CodeCheckRef] = {}
     for i, entry in enumerate(test_case.checks):
-        spec = _check_spec(entry, f"checks[{i}]", source)
+        where = f"checks[{i}]"
+        if "code" in entry:
+            spec, ref = _code_spec(entry, where, source, checks_dir, code_time_limit)
+            code[spec.name] = ref
+        else:
+            spec = _check_spec(entry, where, source)
         if spec.name in used:
             raise TestCaseError(
                 f"name {spec.name!r} is already used by {used[spec.name]}; give this entry its "
@@ -95,17 +127,12 @@ def compile_plan(
     from openeval.scoring.denials import compile_denial_rule
 
     rule = compile_denial_rule(test_case.denied_when, source=source)
-    return CasePlan(test_case=test_case, checks=tuple(specs), denied_when=rule)
+    return CasePlan(test_case=test_case, checks=tuple(specs), denied_when=rule, code=code)
 
 
 def _check_spec(entry: Mapping[str, Any], where: str, source: str | Path | None) -> CheckSpec:
     from openeval.scoring.catalog import check_registry
 
-    if "code" in entry:
-        raise TestCaseError(
-            "code checks are not supported by this version of OpenEval; use 'check' with a "
-            "built-in check name", source=source, location=f"{where}.code",
-        )
     kind = entry.get("check")
     if not isinstance(kind, str):
         raise TestCaseError("expected a 'check' key naming a check", source=source,
@@ -124,3 +151,38 @@ def _check_spec(entry: Mapping[str, Any], where: str, source: str | Path | None)
     threshold = entry.get("threshold")
     return CheckSpec(kind=kind, name=name, family="check", settings=settings,
                      threshold=threshold)
+
+
+def _code_spec(
+    entry: Mapping[str, Any],
+    where: str,
+    source: str | Path | None,
+    checks_dir: str | Path | None,
+    run_limit: float | None,
+) -> tuple[CheckSpec, CodeCheckRef]:
+    from openeval.code_checks.loader import DEFAULT_TIME_LIMIT, TIME_LIMIT_KEY, resolve_reference
+
+    if "check" in entry:
+        raise TestCaseError("give either 'check' (a built-in check) or 'code' (your own), "
+                            "not both", source=source, location=where)
+    reference = entry["code"]
+    if not isinstance(reference, str) or not reference:
+        raise TestCaseError("expected a file path or module:name", source=source,
+                            location=f"{where}.code")
+    limit = run_limit if run_limit is not None else DEFAULT_TIME_LIMIT
+    if TIME_LIMIT_KEY in entry:
+        limit = entry[TIME_LIMIT_KEY]
+        if (isinstance(limit, bool) or not isinstance(limit, (int, float))
+                or not (limit > 0 and math.isfinite(limit))):
+            raise TestCaseError(f"expected a number of seconds above 0, got {limit!r}",
+                                source=source, location=f"{where}.{TIME_LIMIT_KEY}")
+    base_dir = Path(source).parent if source is not None else Path.cwd()
+    try:
+        ref = resolve_reference(reference, base_dir=base_dir, checks_dir=checks_dir,
+                                time_limit=float(limit))
+    except OpenEvalError as exc:
+        raise TestCaseError(exc.message, source=source, location=f"{where}.code") from None
+    settings = {k: v for k, v in entry.items() if k not in CODE_ENTRY_KEYS}
+    spec = CheckSpec(kind=reference, name=entry.get("name", ref.default_name), family="code",
+                     settings=settings, threshold=entry.get("threshold"))
+    return spec, ref

@@ -9,6 +9,11 @@ check's ``error`` result, and the others still run.
 - Any other exception is a bug, in OpenEval or in a user's check: the details name the check
   and the exception in one line, so the CI log says what broke, and the ``error`` verdict
   fails the gate. Nothing is turned into a score.
+- A code check (family ``code``) runs the user's function through
+  :func:`openeval.code_checks.run_code_check`, which turns whatever the user's code does
+  wrong (raises, calls ``sys.exit``, runs past its time limit, returns a non-verdict) into a
+  CodeCheckError naming ``file:line``: an errored result like the first case.
+  ``KeyboardInterrupt`` is never caught: Ctrl-C stops the run.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
     # Only checks read the scores of the entries before them; metrics never do.
     keep = any(spec.family != "metric" for spec in plan.checks)
     for spec in plan.checks:
-        result = _run_isolated(spec, trace, plan.test_case, earlier)
+        result = _run_isolated(spec, trace, plan, earlier)
         if keep:
             earlier[spec.name] = Scores(result.scores)
         results.append(result)
@@ -50,12 +55,14 @@ def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
 
 
 def _run_isolated(
-    spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase, earlier: Mapping[str, Scores]
+    spec: CheckSpec, trace: AgentTrace, plan: CasePlan, earlier: Mapping[str, Scores]
 ) -> CheckResult:
     try:
         if spec.family == "metric":
-            return _run_metric(spec, trace, test_case)
-        return _run_check(spec, trace, test_case, earlier)
+            return _run_metric(spec, trace, plan.test_case)
+        if spec.family == "code":
+            return _run_code(spec, trace, plan, earlier)
+        return _run_check(spec, trace, plan.test_case, earlier)
     except OpenEvalError as exc:
         return CheckResult(spec, "error", (), _bounded(str(exc)))
     except Exception as exc:  # isolation: one broken check never takes the case down
@@ -96,6 +103,19 @@ def _run_check(
                            scores=dict(earlier))
     returned = function(context, **settings)
     scores = as_scores(returned, spec.name)
+    return CheckResult(spec, verdict(scores, spec.threshold), tuple(scores),
+                       _bounded(details_of(scores)))
+
+
+def _run_code(
+    spec: CheckSpec, trace: AgentTrace, plan: CasePlan, earlier: Mapping[str, Scores]
+) -> CheckResult:
+    from openeval.code_checks.call import run_code_check
+    from openeval.code_checks.loader import TIME_LIMIT_KEY
+
+    params = {k: v for k, v in spec.settings.items() if k != TIME_LIMIT_KEY}
+    scores = run_code_check(plan.code[spec.name], name=spec.name, params=params, trace=trace,
+                            test_case=plan.test_case, scores=earlier)
     return CheckResult(spec, verdict(scores, spec.threshold), tuple(scores),
                        _bounded(details_of(scores)))
 

@@ -5,7 +5,7 @@ hold ``[tool.openeval]`` in its ``pyproject.toml`` (not both). A file holds defa
 cases below it and, at the suite root only, the settings of the run:
 
 - case defaults (:data:`CASE_KEYS`): ``metrics``, ``thresholds``, ``trajectory``, ``checks``,
-  ``max_steps``, ``timeout_seconds``, ``optimal_steps``, and ``[trials] rule``;
+  ``max_steps``, ``timeout_seconds``, ``optimal_steps``, ``denied_when``, and ``[trials] rule``;
 - run settings (:data:`RUN_KEYS`): ``fail_under``, ``fail_under_cases`` and ``[gates]``
   (metric or check name = lowest pass rate). A nested file may hold them too, so a suite can
   be run alone or inside a bigger tree, but they apply only from the file at the root of the
@@ -48,7 +48,7 @@ MAX_CONFIG_BYTES = 1_000_000
 
 CASE_KEYS = (
     "metrics", "thresholds", "trajectory", "checks", "max_steps", "timeout_seconds",
-    "optimal_steps",
+    "optimal_steps", "denied_when",
 )
 """Test case keys a configuration file may give defaults for, in display order."""
 TABLE_KEYS = ("thresholds", "trajectory")
@@ -590,7 +590,7 @@ def case_setting_list(
     entries = values.get("checks") or []
     found += [Setting(f"checks[{i}]", entry, origin(f"checks[{i}]", ""))
               for i, entry in enumerate(entries)]
-    for key in ("max_steps", "timeout_seconds", "optimal_steps"):
+    for key in ("max_steps", "timeout_seconds", "optimal_steps", "denied_when"):
         found.append(Setting(key, values.get(key), origin(key, "not set")))
     if rule_option is not None:
         rule_origin = Origin("option", "--trials-rule")

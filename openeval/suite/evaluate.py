@@ -43,6 +43,8 @@ class RunPlan:
     key must stay in its test case's folder, and a trace named on the command line is free."""
     allow_outside: bool = False
     """Lift the confinement (``--allow-outside-suite``)."""
+    code_time_limit: float | None = None
+    """Seconds a code check may run when its entry sets no ``time_limit``; None for 5 s."""
     config: SuiteConfig | None = None
     """The suite's configuration files, merged under each case's test case."""
     trials_rule: str | None = None
@@ -63,7 +65,7 @@ class RunPlan:
         """Return a plan, the metric names copied into a tuple and the folder resolved."""
         root = None if confine_to is None else os.path.realpath(confine_to)
         return cls(None if metrics is None else tuple(metrics), format, options, root,
-                   allow_outside, config, trials_rule)
+                   allow_outside, config=config, trials_rule=trials_rule)
 
 
 @dataclass(frozen=True)
@@ -94,12 +96,14 @@ def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
     layers = plan.config.applying(testcase_path) if plan.config is not None else ()
     rule = DEFAULT_RULE
     if not layers:
-        case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
+        case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path,
+                                 code_time_limit=plan.code_time_limit)
         return CaseInput(test_case, case_plan, plan.trials_rule or rule)
     merged = merge_case(document, layers, testcase_path=testcase_path)
     try:
         test_case = build_test_case(merged.document, source=testcase_path)
-        case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path)
+        case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path,
+                                 code_time_limit=plan.code_time_limit)
     except OpenEvalError as exc:
         raise merged.relocate(exc) from None
     if merged.trials_rule is not None:

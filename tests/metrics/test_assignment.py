@@ -7,7 +7,7 @@ from itertools import permutations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openeval.metrics._assignment import max_weight_assignment
+from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
 
 
 def _best_total(weights: list[list[int]]) -> int:
@@ -57,3 +57,32 @@ def test_forty_by_forty_is_exact_on_a_known_optimum() -> None:
     # Diagonal worth 3, everything else 1: the only optimum is the identity, total 120.
     weights = [[3 if r == c else 1 for c in range(40)] for r in range(40)]
     assert max_weight_assignment(weights) == list(range(40))
+
+
+groups = st.integers(1, 3).flatmap(
+    lambda rows: st.integers(1, 3).flatmap(
+        lambda cols: st.tuples(
+            st.lists(st.lists(st.integers(0, 4), min_size=cols, max_size=cols),
+                     min_size=rows, max_size=rows),
+            st.lists(st.integers(1, 3), min_size=rows, max_size=rows),
+            st.lists(st.integers(1, 3), min_size=cols, max_size=cols),
+        )
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(groups)
+def test_transport_equals_the_assignment_of_the_expanded_matrix(
+    case: tuple[list[list[int]], list[int], list[int]],
+) -> None:
+    weights, row_sizes, col_sizes = case
+    flows, _ = max_weight_transport(weights, row_sizes, col_sizes)
+    for r, size in enumerate(row_sizes):
+        assert sum(f for (row, _), f in flows.items() if row == r) <= size
+    for c, size in enumerate(col_sizes):
+        assert sum(f for (_, col), f in flows.items() if col == c) <= size
+    rows = [r for r, size in enumerate(row_sizes) for _ in range(size)]
+    cols = [c for c, size in enumerate(col_sizes) for _ in range(size)]
+    expanded = [[weights[r][c] for c in cols] for r in rows]
+    assert sum(weights[r][c] * f for (r, c), f in flows.items()) == _best_total(expanded)

@@ -22,14 +22,14 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "metrics"
 # Compact step keys -> TraceStep fields. The first key present of the "kind" keys sets the type.
 _KINDS = {"call": "tool_call", "think": "thought", "result": "tool_result", "out": "output"}
 _FIELDS = {"args": "tool_args", "denied": "denied", "ts": "timestamp", "ms": "latency_ms",
-           "div": "divergent", "id": "step_id", "err": "error"}
+           "div": "divergent", "id": "step_id", "turn": "turn", "error": "error"}
 
 
 def expand_step(index: int, compact: dict[str, Any]) -> TraceStep:
     """Return the TraceStep that a compact step such as ``{"call": "search", "args": {}}`` means.
 
     ``call``/``think``/``result``/``out`` give the step type and its tool name or text; ``args``,
-    ``denied``, ``err`` (error), ``ts`` (timestamp), ``ms`` (latency_ms), ``div`` (divergent)
+    ``denied``, ``error``, ``turn``, ``ts`` (timestamp), ``ms`` (latency_ms), ``div`` (divergent)
     and ``id`` (step_id, default: position + 1) fill the rest.
     """
     kinds = [key for key in compact if key in _KINDS]

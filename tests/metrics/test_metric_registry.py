@@ -1,4 +1,4 @@
-"""The registry holds the nine CONTRACT metrics, in table order, each with its contract."""
+"""The registry holds the CONTRACT metrics, in table order, each with its contract."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ DEFAULT_LINES = {
     "tool_selection_accuracy": 1.0, "argument_correctness": 1.0, "step_efficiency": 0.5,
     "goal_completion_rate": 1.0, "denial_recovery_rate": 1.0, "divergence_score": 1.0,
     "fixture_freshness": None, "output_contains": 1.0, "step_budget": 1.0,
+    "trajectory_match": 1.0,
 }
 SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
@@ -106,7 +107,7 @@ def test_details_stay_one_bounded_line_on_a_huge_failing_trace() -> None:
         + [{"tool": "tool_1", "args": {"text": "q" * 500, "n": "1"}}],
         expected_final_state={f"k{i}": "v" * 500 for i in range(100)},
         expected_output_contains=["s" * 500] * 50,
-        max_steps=3, timeout_seconds=1, optimal_steps=2,
+        max_steps=3, timeout_seconds=1, optimal_steps=2, trajectory={"mode": "strict"},
     )
     for metric in all_metrics():
         result = metric.score(trace, test_case)

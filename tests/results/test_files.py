@@ -244,7 +244,10 @@ def test_results_of_schema_version_1_are_read_and_counted_the_same() -> None:
     assert [c.case_id for c in old.cases] == [c.case_id for c in new.cases]
     assert [c.status for c in old.cases] == [c.status for c in new.cases]
     assert old.summary.pass_rate == new.summary.pass_rate == 0.75
-    assert old.summary.results == new.summary.results
+    judged = ("passed", "failed", "errored")  # n.a. counts grow with every new metric
+    assert [getattr(old.summary.results, k) for k in judged] == [
+        getattr(new.summary.results, k) for k in judged
+    ]
     assert old.metadata["read_from"] == "OpenEval result files, schema version 1"
 
 

@@ -1,0 +1,759 @@
+"""Trajectory matching: do the executed tool calls fit the expected ones? (CONTRACT 6.1)
+
+Five modes over the executed tool calls (denied and failed calls left out unless
+``include_denied``) and the expected calls, repeats counted as multisets:
+
+- ``strict``: the same calls in the same order, nothing missing or extra; calls made in one
+  turn (``TraceStep.turn``) have no order among themselves.
+- ``in_order``: every expected call appears in the expected order; others may come between.
+- ``unordered``: the same calls in any order, nothing missing or extra.
+- ``superset``: every expected call appears, in any order; extra calls allowed.
+- ``subset``: every executed call is one of the expected calls; expected ones may be missing.
+
+Arguments compare per :mod:`openeval.matching.calls`. Matching is optimal, never a greedy
+first fit: a maximum bipartite matching (:mod:`openeval.matching.flow`) for the unordered
+modes, the earliest compatible call for ``in_order`` (which is optimal, see the proposal) and a
+perfect matching inside each turn for ``strict``. The work is bounded: candidates are only
+calls of the same tool, found through an index on the expected plain argument values, and
+identical calls are collapsed into one node with a count. See
+proposals/0030-trajectory-matching.md for the algorithm, its complexity and the measurements.
+"""
+
+from __future__ import annotations
+
+import difflib
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, NamedTuple, cast, get_args
+
+from openeval.errors import TestCaseError
+from openeval.matching.calls import ARGS_MODES, ArgsMode, CallRules, ExpectedCall, glob_pattern
+from openeval.matching.flow import max_pairs
+from openeval.matching.matchers import is_matcher_object
+from openeval.models import TraceStep
+from openeval.values import canonical_key, short_json
+
+TrajectoryMode = Literal["strict", "in_order", "unordered", "superset", "subset"]
+TRAJECTORY_MODES: tuple[str, ...] = get_args(TrajectoryMode)
+
+SPEC_KEYS: tuple[str, ...] = (
+    "args", "defaults", "ignore_args", "include_denied", "mode", "per_tool",
+)
+"""The keys of a test case's ``trajectory`` object."""
+
+DETAILS_LIMIT = 300
+"""Longest details line written; the rest is counted as ``+N more``."""
+
+
+def _fail(message: str, where: str, source: str | Path | None) -> TestCaseError:
+    return TestCaseError(message, source=source, location=where or None)
+
+
+def _choice(value: Any, choices: Sequence[str], where: str, source: str | Path | None) -> str:
+    if isinstance(value, str) and value in choices:
+        return value
+    shown = short_json(value)
+    text = f"{shown} is not one of {', '.join(choices)}"
+    if isinstance(value, str):
+        close = difflib.get_close_matches(value, choices, n=1)
+        if close:
+            text += f' (did you mean "{close[0]}"?)'
+    raise _fail(text, where, source)
+
+
+@dataclass(frozen=True)
+class TrajectorySpec:
+    """How the executed calls must match the expected ones: a test case's ``trajectory``.
+
+    ``per_tool`` maps a tool to an args mode, or to the only argument paths compared for it;
+    ``ignore_args`` holds fnmatch globs over dotted argument paths, removed from both sides;
+    ``defaults`` declares per tool the argument values that count as absent.
+    """
+
+    mode: TrajectoryMode = "in_order"
+    args: ArgsMode = "superset"
+    per_tool: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
+    ignore_args: tuple[str, ...] = ()
+    defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    include_denied: bool = False
+
+    def __post_init__(self) -> None:
+        _choice(self.mode, TRAJECTORY_MODES, "trajectory.mode", None)
+        _choice(self.args, ARGS_MODES, "trajectory.args", None)
+        for tool, rule in self.per_tool.items():
+            if isinstance(rule, str):
+                _choice(rule, ARGS_MODES, f"trajectory.per_tool.{tool}", None)
+
+    @classmethod
+    def from_json(
+        cls, value: Any, where: str = "trajectory", source: str | Path | None = None
+    ) -> TrajectorySpec:
+        """Return the spec written as the JSON object ``value`` (a test case's ``trajectory``).
+
+        Raises TestCaseError naming ``source``, the JSON path and the valid choices for an
+        unknown key, a mode that is not one of the modes (``trajectory.mode: "strcit" is not
+        one of strict, in_order, unordered, superset, subset``) or a value of the wrong type.
+        """
+        if not isinstance(value, Mapping):
+            raise _fail(f"expected a JSON object, got {short_json(value)}", where, source)
+        for key in value:
+            if key not in SPEC_KEYS:
+                raise _fail(
+                    f"unknown key {short_json(key)}; expected one of: {', '.join(SPEC_KEYS)}",
+                    f"{where}.{key}", source,
+                )
+        mode = _choice(value.get("mode", "in_order"), TRAJECTORY_MODES, f"{where}.mode", source)
+        args = _choice(value.get("args", "superset"), ARGS_MODES, f"{where}.args", source)
+        include_denied = value.get("include_denied", False)
+        if not isinstance(include_denied, bool):
+            raise _fail(
+                f"expected true or false, got {short_json(include_denied)}",
+                f"{where}.include_denied", source,
+            )
+        return cls(
+            mode=cast(TrajectoryMode, mode),
+            args=cast(ArgsMode, args),
+            per_tool=_per_tool(value.get("per_tool", {}), f"{where}.per_tool", source),
+            ignore_args=_globs(value.get("ignore_args", []), f"{where}.ignore_args", source),
+            defaults=_defaults(value.get("defaults", {}), f"{where}.defaults", source),
+            include_denied=include_denied,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the spec as the JSON object :meth:`from_json` reads."""
+        return {
+            "mode": self.mode,
+            "args": self.args,
+            "per_tool": {
+                tool: rule if isinstance(rule, str) else list(rule)
+                for tool, rule in self.per_tool.items()
+            },
+            "ignore_args": list(self.ignore_args),
+            "defaults": {tool: dict(values) for tool, values in self.defaults.items()},
+            "include_denied": self.include_denied,
+        }
+
+    def rules_for(self, tool: str) -> CallRules:
+        """Return the argument rules that apply to calls of ``tool``."""
+        rule = self.per_tool.get(tool)
+        ignore = glob_pattern(self.ignore_args)
+        defaults = self.defaults.get(tool)
+        if rule is None or isinstance(rule, str):
+            mode = self.args if rule is None else cast(ArgsMode, rule)
+            return CallRules(mode, (), ignore, defaults)
+        return CallRules(None, tuple(rule), ignore, defaults)
+
+
+def _object(value: Any, where: str, source: str | Path | None) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _fail(f"expected a JSON object, got {short_json(value)}", where, source)
+    return value
+
+
+def _per_tool(
+    value: Any, where: str, source: str | Path | None
+) -> dict[str, str | tuple[str, ...]]:
+    out: dict[str, str | tuple[str, ...]] = {}
+    for tool, rule in _object(value, where, source).items():
+        at = f"{where}.{tool}"
+        if isinstance(rule, str):
+            out[tool] = _choice(rule, ARGS_MODES, at, source)
+        elif isinstance(rule, list) and rule and all(isinstance(p, str) and p for p in rule):
+            out[tool] = tuple(rule)
+        else:
+            raise _fail(
+                f"expected one of {', '.join(ARGS_MODES)} or a non-empty list of argument "
+                f"paths, got {short_json(rule)}",
+                at, source,
+            )
+    return out
+
+
+def _globs(value: Any, where: str, source: str | Path | None) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(g, str) and g for g in value):
+        raise _fail(
+            f"expected a list of argument path globs, got {short_json(value)}", where, source
+        )
+    return tuple(value)
+
+
+def _defaults(
+    value: Any, where: str, source: str | Path | None
+) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for tool, values in _object(value, where, source).items():
+        at = f"{where}.{tool}"
+        for arg, default in _object(values, at, source).items():
+            if is_matcher_object(default):
+                raise _fail(
+                    "a default is a plain value, not a matcher", f"{at}.{arg}", source
+                )
+        out[tool] = dict(values)
+    return out
+
+
+def compile_calls(
+    expected: Sequence[Mapping[str, Any]],
+    spec: TrajectorySpec,
+    *,
+    where: str = "expected_tool_calls",
+    source: str | Path | None = None,
+) -> list[ExpectedCall]:
+    """Return the expected calls compiled under ``spec`` (their tool's rules applied).
+
+    Raises TestCaseError naming the JSON path for an entry that is not ``{"tool": name,
+    "args": {...}}`` or holds a malformed matcher.
+    """
+    rules: dict[str, CallRules] = {}
+    calls: list[ExpectedCall] = []
+    for index, entry in enumerate(expected):
+        at = f"{where}[{index}]"
+        if not isinstance(entry, Mapping):
+            raise _fail('expected an object {"tool": ..., "args": {...}}', at, source)
+        tool = entry.get("tool")
+        if not isinstance(tool, str) or not tool:
+            raise _fail("expected a non-empty tool name", f"{at}.tool", source)
+        args = entry.get("args")
+        if args is None:
+            args = {}
+        elif not isinstance(args, Mapping):
+            raise _fail("expected a JSON object of arguments", f"{at}.args", source)
+        if tool not in rules:
+            rules[tool] = spec.rules_for(tool)
+        calls.append(ExpectedCall(index, tool, args, rules[tool], f"{at}.args", source))
+    return calls
+
+
+class AlignmentRow(NamedTuple):
+    """One row of the side-by-side view: an expected call, an executed call, or both."""
+
+    expected: int | None
+    """Index in the expected calls; None for an executed call that no expected one took."""
+    executed: int | None
+    """Index of the executed call's step in the trace's ``steps``; None for a missing call."""
+    ok: bool
+    """False where this row is what makes the trajectory fail."""
+    reason: str
+    """``matched``, ``extra call``, ``missing``, or the argument that differs."""
+
+
+@dataclass(frozen=True)
+class TrajectoryMatch:
+    """The verdict of :func:`match_trajectory`, with the alignment behind it."""
+
+    matched: bool
+    """True when the executed calls satisfy the mode."""
+    details: str
+    """One line: on failure the first divergence (position, expected call, executed call and,
+    for arguments, the path with both values), then the missing and extra calls."""
+    pairs: tuple[AlignmentRow, ...]
+    """The alignment, in display order: every expected and every executed tool call once."""
+    matched_expected: int
+    """How many expected calls found a partner (for ``in_order``: counted by the same
+    earliest-match walk, skipping the calls that found none)."""
+    work: int = 0
+    """Comparisons and graph steps spent; tests bound it instead of timing."""
+
+
+_NO_ARGS: Mapping[str, Any] = {}
+
+
+@dataclass
+class _Executed:
+    """One counted tool call of the trace."""
+
+    step: int
+    number: int
+    tool: str
+    turn: int | None
+    group: int
+
+
+@dataclass
+class _Group:
+    """Identical executed calls: same tool, same arguments."""
+
+    tool: str
+    args: dict[str, Any]
+    members: list[int]
+
+
+def match_trajectory(
+    steps: Sequence[TraceStep], expected: Sequence[Mapping[str, Any]], spec: TrajectorySpec
+) -> TrajectoryMatch:
+    """Return whether the tool calls among ``steps`` match ``expected`` under ``spec``.
+
+    ``expected`` holds ``{"tool": name, "args": {...}}`` entries (``args`` may hold matchers).
+    Raises TestCaseError for a malformed expected entry.
+    """
+    return _Matching(steps, compile_calls(expected, spec), spec).run()
+
+
+class _Matching:
+    """The state of one match: executed calls grouped, compatibility memoised, work counted."""
+
+    def __init__(
+        self, steps: Sequence[TraceStep], expected: list[ExpectedCall], spec: TrajectorySpec
+    ) -> None:
+        self.spec = spec
+        self.expected = expected
+        self.work = 0
+        self.calls: list[_Executed] = []
+        self.groups: list[_Group] = []
+        self.left_out: list[tuple[int, int, str, str]] = []  # (step, number, tool, why)
+        rules: dict[str, CallRules] = {call.tool: call.rules for call in expected}
+        by_key: dict[Hashable, int] = {}
+        by_identity: dict[int, int] = {}
+        number = 0
+        for index, step in enumerate(steps):
+            if step.type != "tool_call":
+                continue
+            number += 1
+            tool = step.tool_name or ""
+            if not spec.include_denied and (step.denied or step.error is not None):
+                why = "denied" if step.denied else "called but failed"
+                if step.error:
+                    why += f": {step.error}"
+                self.left_out.append((index, number, tool, why))
+                continue
+            raw = step.tool_args or _NO_ARGS
+            group = by_identity.get(id(raw))
+            # The identity shortcut only holds for this tool: the same dict may be passed to two.
+            if group is None or self.groups[group].tool != tool:
+                key = (tool, canonical_key(raw))
+                group = by_key.get(key)
+                if group is None:
+                    if tool not in rules:
+                        rules[tool] = spec.rules_for(tool)
+                    group = len(self.groups)
+                    by_key[key] = group
+                    self.groups.append(_Group(tool, rules[tool].normalize(raw), []))
+                    self.work += 1
+                by_identity[id(raw)] = group
+            self.groups[group].members.append(len(self.calls))
+            self.calls.append(_Executed(index, number, tool, step.turn, group))
+        self.kinds: list[list[int]] = []  # expected "kind" -> expected indices
+        self.kind_of: list[int] = []
+        by_expected: dict[Hashable, int] = {}
+        for call in expected:
+            kind = by_expected.setdefault(call.key, len(self.kinds))
+            if kind == len(self.kinds):
+                self.kinds.append([])
+            self.kinds[kind].append(call.index)
+            self.kind_of.append(kind)
+        self.memo: dict[tuple[int, int], bool] = {}
+        self.candidates_of: dict[int, list[int]] = {}
+        self.tool_groups: dict[str, dict[frozenset[str], list[int]]] = {}
+        self.indexes: dict[tuple[str, frozenset[str], tuple[str, ...]], dict[Any, list[int]]] = {}
+
+    # -- compatibility --------------------------------------------------------------------
+
+    def compatible(self, kind: int, group: int) -> bool:
+        """Return whether expected kind ``kind`` matches executed group ``group`` (memoised)."""
+        found = self.memo.get((kind, group))
+        if found is None:
+            call = self.expected[self.kinds[kind][0]]
+            target = self.groups[group]
+            self.work += 1
+            found = call.tool == target.tool and call.test(target.args) is True
+            self.memo[(kind, group)] = found
+        return found
+
+    def shapes(self, tool: str) -> dict[frozenset[str], list[int]]:
+        """Return the executed groups of ``tool`` by their set of argument keys."""
+        shapes = self.tool_groups.get(tool)
+        if shapes is None:
+            shapes = {}
+            for number, group in enumerate(self.groups):
+                if group.tool == tool:
+                    shapes.setdefault(frozenset(group.args), []).append(number)
+            self.work += len(self.groups)
+            self.tool_groups[tool] = shapes
+        return shapes
+
+    def candidates(self, kind: int) -> list[int]:
+        """Return the executed groups compatible with expected kind ``kind``, earliest first.
+
+        Only groups of the same tool whose argument keys fit the args mode are considered;
+        among those, an index on the expected plain values finds the few that can match.
+        """
+        found = self.candidates_of.get(kind)
+        if found is not None:
+            return found
+        call = self.expected[self.kinds[kind][0]]
+        mode = call.mode
+        found = []
+        for shape, members in self.shapes(call.tool).items():
+            self.work += 1
+            if mode == "ignore":
+                found.extend(members)
+                continue
+            if not call.required <= shape and mode != "subset":
+                continue
+            if mode != "superset" and not shape <= call.fields.keys():
+                continue
+            keys = tuple(sorted(key for key in call.literal if key in shape))
+            pool = members
+            if keys:
+                index = self.index(call.tool, shape, keys, members)
+                pool = index.get(tuple(call.literal[key] for key in keys), [])
+            found.extend(group for group in pool if self.compatible(kind, group))
+        found.sort(key=lambda group: self.groups[group].members[0])
+        self.candidates_of[kind] = found
+        return found
+
+    def index(
+        self, tool: str, shape: frozenset[str], keys: tuple[str, ...], members: list[int]
+    ) -> dict[Any, list[int]]:
+        index = self.indexes.get((tool, shape, keys))
+        if index is None:
+            index = {}
+            for group in members:
+                args = self.groups[group].args
+                index.setdefault(tuple(canonical_key(args[key]) for key in keys), []).append(group)
+            self.work += len(members)
+            self.indexes[(tool, shape, keys)] = index
+        return index
+
+    # -- the modes ------------------------------------------------------------------------
+
+    def run(self) -> TrajectoryMatch:
+        mode = self.spec.mode
+        if mode == "strict":
+            return self.strict()
+        if mode == "in_order":
+            return self.in_order()
+        return self.unordered(mode)
+
+    def pair_all(self) -> dict[int, int]:
+        """Return a maximum one-to-one pairing: expected index -> executed call position."""
+        edges = [self.candidates(kind) for kind in range(len(self.kinds))]
+        flows, work = max_pairs(
+            [len(members) for members in self.kinds],
+            [len(group.members) for group in self.groups],
+            edges,
+        )
+        self.work += work
+        partner: dict[int, int] = {}
+        used = [0] * len(self.groups)
+        for kind, members in enumerate(self.kinds):
+            position = 0
+            for group in edges[kind]:
+                amount = flows.get((kind, group), 0)
+                for _ in range(amount):
+                    partner[members[position]] = self.groups[group].members[used[group]]
+                    position += 1
+                    used[group] += 1
+        return partner
+
+    def unordered(self, mode: str) -> TrajectoryMatch:
+        partner = self.pair_all()
+        taken = set(partner.values())
+        missing = [call.index for call in self.expected if call.index not in partner]
+        extra = [position for position in range(len(self.calls)) if position not in taken]
+        missing_counts = mode in ("unordered", "superset")
+        extra_counts = mode in ("unordered", "subset")
+        matched = not (missing_counts and missing) and not (extra_counts and extra)
+        rows = self.rows_by_position(partner, missing, extra_ok=not extra_counts,
+                                     missing_ok=not missing_counts)
+        if matched:
+            return self.result(True, self.success(len(partner)), rows, len(partner))
+        parts: list[str] = []
+        if missing_counts and missing:
+            parts.append(self.explain_missing(missing[0], set(extra)))
+        else:
+            parts.append(self.explain_extra(extra[0], set(missing)))
+        parts += self.lists(missing if missing_counts else [], extra if extra_counts else [])
+        return self.result(False, self.failure(parts), rows, len(partner))
+
+    def in_order(self) -> TrajectoryMatch:
+        positions: dict[int, list[int]] = {}
+        partner: dict[int, int] = {}
+        previous = -1
+        first: tuple[int, int] | None = None
+        for call in self.expected:
+            kind = self.kind_of[call.index]
+            found = positions.get(kind)
+            if found is None:
+                found = sorted(
+                    p for group in self.candidates(kind) for p in self.groups[group].members
+                )
+                positions[kind] = found
+            at = bisect_right(found, previous)
+            self.work += 1
+            if at < len(found):
+                partner[call.index] = found[at]
+                previous = found[at]
+            elif first is None:
+                first = (call.index, previous)
+        missing = [call.index for call in self.expected if call.index not in partner]
+        rows = self.rows_in_order(partner)
+        if first is None:
+            return self.result(True, self.success(len(partner)), rows, len(partner))
+        index, after = first
+        parts = [self.explain_out_of_order(index, after, positions[self.kind_of[index]])]
+        parts += self.lists(missing, [])
+        return self.result(False, self.failure(parts), rows, len(partner))
+
+    def strict(self) -> TrajectoryMatch:
+        blocks = self.turn_blocks()
+        partner: dict[int, int] = {}
+        rows: list[AlignmentRow] = []
+        first: str | None = None
+        offset = 0
+        for block in blocks:
+            segment = list(range(offset, min(offset + len(block), len(self.expected))))
+            offset += len(block)
+            paired = self.pair_block(segment, block)
+            partner.update(paired)
+            taken = set(paired.values())
+            spare_calls = [p for p in block if p not in taken]
+            spare_expected = [i for i in segment if i not in paired]
+            for i in segment:
+                if i in paired:
+                    rows.append(self.row(i, paired[i], True, "matched"))
+            for i, p in zip(spare_expected, spare_calls, strict=False):
+                rows.append(self.row(i, p, False, self.difference(i, p)))
+            for p in spare_calls[len(spare_expected):]:
+                rows.append(self.row(None, p, False, "extra call"))
+            for i in spare_expected[len(spare_calls):]:
+                rows.append(self.row(i, None, False, "missing"))
+            if first is None and (spare_calls or spare_expected):
+                first = self.explain_block(block, spare_expected, spare_calls)
+        for i in range(offset, len(self.expected)):
+            rows.append(self.row(i, None, False, "missing"))
+            if first is None:
+                first = (
+                    f"expected call {i + 1} {self.expected[i].tool}: missing (the run made "
+                    f"{_plural(len(self.calls), 'counted call')})"
+                )
+        rows = self.with_left_out(rows)
+        if first is None:
+            return self.result(True, self.success(len(partner)), tuple(rows), len(partner))
+        # Missing and extra as multisets, whatever the order: what a fix must add or remove.
+        overall = self.pair_all()
+        taken = set(overall.values())
+        missing = [call.index for call in self.expected if call.index not in overall]
+        extra = [p for p in range(len(self.calls)) if p not in taken]
+        parts = [first, *self.lists(missing, extra)]
+        if not missing and not extra:
+            parts.append("the same calls were made in another order")
+        return self.result(False, self.failure(parts), tuple(rows), len(partner))
+
+    def turn_blocks(self) -> list[list[int]]:
+        """Return the counted calls cut into turns: runs of calls sharing a turn number."""
+        blocks: list[list[int]] = []
+        for position, call in enumerate(self.calls):
+            if blocks and call.turn is not None and self.calls[blocks[-1][-1]].turn == call.turn:
+                blocks[-1].append(position)
+            else:
+                blocks.append([position])
+        return blocks
+
+    def pair_block(self, segment: list[int], block: list[int]) -> dict[int, int]:
+        """Return a maximum pairing of the expected calls ``segment`` with the calls ``block``."""
+        if len(segment) == 1 and len(block) == 1:
+            i, p = segment[0], block[0]
+            if self.compatible(self.kind_of[i], self.calls[p].group):
+                return {i: p}
+            return {}
+        edges = [
+            [b for b, p in enumerate(block)
+             if self.compatible(self.kind_of[i], self.calls[p].group)]
+            for i in segment
+        ]
+        flows, work = max_pairs([1] * len(segment), [1] * len(block), edges)
+        self.work += work
+        return {segment[left]: block[right] for (left, right) in flows}
+
+    # -- alignment rows -----------------------------------------------------------------
+
+    def row(
+        self, expected: int | None, position: int | None, ok: bool, reason: str
+    ) -> AlignmentRow:
+        step = None if position is None else self.calls[position].step
+        return AlignmentRow(expected, step, ok, reason)
+
+    def with_left_out(self, rows: list[AlignmentRow]) -> list[AlignmentRow]:
+        """Return ``rows`` with the calls left out of matching (denied, failed) in step order."""
+        if not self.left_out:
+            return rows
+        extra = [AlignmentRow(None, step, True, f"{why}: not counted")
+                 for step, _, _, why in self.left_out]
+        merged = rows + extra
+        order = {id(row): n for n, row in enumerate(merged)}
+        last = -1.0
+        keys: dict[int, float] = {}
+        for row in merged:
+            if row.executed is not None:
+                last = float(row.executed)
+                keys[id(row)] = last
+            else:
+                keys[id(row)] = last + 0.5
+        return sorted(merged, key=lambda row: (keys[id(row)], order[id(row)]))
+
+    def rows_by_position(
+        self, partner: dict[int, int], missing: list[int], *, extra_ok: bool, missing_ok: bool
+    ) -> tuple[AlignmentRow, ...]:
+        by_position = {position: index for index, position in partner.items()}
+        rows = [
+            self.row(by_position[p], p, True, "matched") if p in by_position
+            else self.row(None, p, extra_ok, "extra call (allowed)" if extra_ok else "extra call")
+            for p in range(len(self.calls))
+        ]
+        rows += [
+            self.row(i, None, missing_ok,
+                     "not called (allowed)" if missing_ok else "missing")
+            for i in missing
+        ]
+        return tuple(self.with_left_out(rows))
+
+    def rows_in_order(self, partner: dict[int, int]) -> tuple[AlignmentRow, ...]:
+        by_position = {position: index for index, position in partner.items()}
+        rows: list[AlignmentRow] = []
+        pending = [call.index for call in self.expected]
+        for p in range(len(self.calls)):
+            if p in by_position:
+                index = by_position[p]
+                while pending and pending[0] != index:
+                    rows.append(self.row(pending.pop(0), None, False, "missing"))
+                if pending:
+                    pending.pop(0)
+                rows.append(self.row(index, p, True, "matched"))
+            else:
+                rows.append(self.row(None, p, True, "extra call (allowed)"))
+        rows += [self.row(i, None, False, "missing") for i in pending]
+        return tuple(self.with_left_out(rows))
+
+    # -- details ------------------------------------------------------------------------
+
+    def result(
+        self, matched: bool, details: str, rows: Sequence[AlignmentRow], paired: int
+    ) -> TrajectoryMatch:
+        return TrajectoryMatch(matched, details, tuple(rows), paired, self.work)
+
+    def heading(self) -> str:
+        return f"{self.spec.mode}, args {self.spec.args}"
+
+    def success(self, paired: int) -> str:
+        total = len(self.expected)
+        return (
+            f"trajectory matched ({self.heading()}): {paired}/{total} expected "
+            f"{_plural(total, 'call', bare=True)} in {len(self.calls)} counted "
+            f"{_plural(len(self.calls), 'call', bare=True)}"
+        )
+
+    def failure(self, parts: list[str]) -> str:
+        head = parts[0]
+        rest = [part for part in parts[1:] if part not in head]
+        return _join_bounded([f"trajectory did not match ({self.heading()}): {head}", *rest])
+
+    def not_made(self, index: int, where: str = "") -> str:
+        """Return why expected call ``index`` found no call of its tool at all."""
+        tool = self.expected[index].tool
+        why = [f"{tool}: {why}" for _, _, name, why in self.left_out if name == tool]
+        if why:
+            return f"expected call {index + 1} {tool}: not counted{where} ({why[0]})"
+        return f"expected call {index + 1} {tool}: not called{where}"
+
+    def difference(self, index: int, position: int) -> str:
+        """Return why expected call ``index`` and executed call ``position`` differ."""
+        call = self.expected[index]
+        target = self.groups[self.calls[position].group]
+        if call.tool != target.tool:
+            return f"expected {call.tool}, got {target.tool}"
+        found = call.explain(target.args)
+        if found is None:  # matches on its own, but its partner was needed elsewhere
+            return f"expected {call.tool}, got {target.tool}"
+        return f"expected {call.tool}, got {target.tool}: {found}"
+
+    def at_call(self, position: int) -> str:
+        return f"call {self.calls[position].number}"
+
+    def explain_missing(self, index: int, spare: set[int]) -> str:
+        call = self.expected[index]
+        same_tool = [p for p in sorted(spare) if self.calls[p].tool == call.tool]
+        if same_tool:
+            return f"{self.at_call(same_tool[0])}: {self.difference(index, same_tool[0])}"
+        made = sum(1 for c in self.calls if c.tool == call.tool)
+        if made:
+            return (
+                f"expected call {index + 1} {call.tool}: no {call.tool} call left to match it "
+                f"(the {made} made matched other expected calls)"
+            )
+        return self.not_made(index)
+
+    def explain_extra(self, position: int, spare: set[int]) -> str:
+        executed = self.calls[position]
+        same_tool = [i for i in sorted(spare) if self.expected[i].tool == executed.tool]
+        if same_tool:
+            return f"{self.at_call(position)}: {self.difference(same_tool[0], position)}"
+        return f"{self.at_call(position)}: {executed.tool} was not expected"
+
+    def explain_out_of_order(self, index: int, after: int, found: list[int]) -> str:
+        call = self.expected[index]
+        later = [p for p in range(after + 1, len(self.calls)) if self.calls[p].tool == call.tool]
+        if later:
+            return f"{self.at_call(later[0])}: {self.difference(index, later[0])}"
+        where = f" after {self.at_call(after)}" if after >= 0 else ""
+        if found:
+            return (
+                f"expected call {index + 1} {call.tool}: not found{where}; it was made "
+                f"earlier, at {self.at_call(found[0])} (out of order)"
+            )
+        return self.not_made(index, where)
+
+    def explain_block(
+        self, block: list[int], spare_expected: list[int], spare_calls: list[int]
+    ) -> str:
+        turn = ""
+        if len(block) > 1:
+            first, last = self.calls[block[0]].number, self.calls[block[-1]].number
+            turn = f" (calls {first}-{last} share a turn)"
+        if spare_expected and spare_calls:
+            i, p = spare_expected[0], spare_calls[0]
+            return f"{self.at_call(p)}: {self.difference(i, p)}{turn}"
+        if spare_calls:
+            p = spare_calls[0]
+            return (
+                f"{self.at_call(p)}: got {self.calls[p].tool}, expected no more calls "
+                f"({len(self.expected)} expected){turn}"
+            )
+        i = spare_expected[0]
+        return f"expected call {i + 1} {self.expected[i].tool}: missing{turn}"
+
+    def lists(self, missing: list[int], extra: list[int]) -> list[str]:
+        parts: list[str] = []
+        if missing:
+            parts.append("missing: " + _counted(Counter(self.expected[i].tool for i in missing)))
+        if extra:
+            parts.append("extra: " + _counted(Counter(self.calls[p].tool for p in extra)))
+        missing_tools = {self.expected[i].tool for i in missing}
+        parts += [f"{tool}: {why}" for _, _, tool, why in self.left_out if tool in missing_tools]
+        return parts
+
+
+def _plural(count: int, noun: str, *, bare: bool = False) -> str:
+    word = noun if count == 1 else f"{noun}s"
+    return word if bare else f"{count} {word}"
+
+
+def _counted(names: Counter[str]) -> str:
+    return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in sorted(names.items()))
+
+
+def _join_bounded(parts: Sequence[str], limit: int = DETAILS_LIMIT) -> str:
+    out: list[str] = []
+    size = 0
+    for number, part in enumerate(parts):
+        extra = len(part) + (2 if out else 0)
+        if out and size + extra > limit:
+            out.append(f"+{len(parts) - number} more")
+            break
+        out.append(part)
+        size += extra
+    return "; ".join(out)
+

@@ -1,0 +1,45 @@
+"""Did the agent call the tools in the expected shape? (``trajectory_match``)"""
+
+from __future__ import annotations
+
+from openeval.matching.trajectory import TrajectorySpec, match_trajectory
+from openeval.metrics.base import Measurement, Metric, not_applicable
+from openeval.metrics.registry import register_metric
+from openeval.models import AgentTrace, EvalTestCase
+
+_NEED_EXPECTED = ("in_order", "superset")
+
+
+@register_metric
+class TrajectoryMatching(Metric):
+    """Whether the executed tool calls match ``expected_tool_calls`` as the test case's
+    ``trajectory`` object asks (CONTRACT 6.1).
+
+    ``mode`` is ``strict`` (same calls, same order; calls of one turn in any order),
+    ``in_order`` (the default: expected calls in order, others may come between),
+    ``unordered`` (same calls, any order), ``superset`` (every expected call made, extras
+    allowed) or ``subset`` (every call made was expected). ``args`` (``exact``, ``superset``
+    the default, ``subset``, ``ignore``), ``per_tool``, ``ignore_args`` and ``defaults`` say how
+    arguments compare; expected values may be argument matchers. Denied calls and calls that
+    failed (``error`` set) were not made, unless ``include_denied``. The pairing is optimal:
+    the case passes whenever any pairing of calls satisfies the mode.
+    Score: 1.0 when the calls match, else 0.0.
+
+    Passes when the calls match. Fails otherwise; details name the first divergence (the call,
+    what was expected there and, for arguments, the path with both values), then the missing
+    and extra calls. Not applicable when the test case has no ``trajectory``, or when its
+    mode is ``in_order`` or ``superset`` and it expects no calls (nothing to look for).
+    """
+
+    name = "trajectory_match"
+    default_threshold = 1.0
+
+    def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
+        """Return 1.0 when the executed calls match the expected ones under the spec."""
+        if test_case.trajectory is None:
+            return not_applicable("no trajectory in the test case")
+        spec = TrajectorySpec.from_json(test_case.trajectory)
+        if not test_case.expected_tool_calls and spec.mode in _NEED_EXPECTED:
+            return not_applicable(f"no expected tool calls for {spec.mode} to look for")
+        found = match_trajectory(trace.steps, test_case.expected_tool_calls, spec)
+        return Measurement(1.0 if found.matched else 0.0, found.details)
