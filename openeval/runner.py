@@ -1,7 +1,8 @@
 """Running a suite: discover its cases, score them on an engine, return one :class:`SuiteResult`.
 
 This module is the front door; the rooms behind it are :mod:`openeval.suite.discover` (which
-cases a folder holds), :mod:`openeval.suite.evaluate` (one case end to end),
+cases a folder holds), :mod:`openeval.suite.config` (the settings its ``openeval.toml`` files
+share out), :mod:`openeval.suite.evaluate` (one case end to end),
 :mod:`openeval.scoring` (the pure scorer) and :mod:`openeval.engines` (where cases are scored).
 Every case found appears in the result: a case whose files cannot be read is an errored
 :class:`CaseResult` holding the reason, and a check that crashes is an errored check result.
@@ -10,7 +11,7 @@ Nothing here prints: the CLI passes a ``progress`` callback to draw its bar.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -44,6 +45,39 @@ def check_metric_selection(names: Sequence[str] | None) -> None:
             raise SuiteError(unknown_name("metric", name, known))
 
 
+def check_trials_rule(rule: str | None) -> None:
+    """Return None when ``rule`` is None or a valid trials rule; raise SuiteError otherwise."""
+    if rule is None:
+        return
+    from openeval.results.trials import TrialsRule
+
+    try:
+        TrialsRule.parse(rule)
+    except ValueError as exc:
+        raise SuiteError(f"--trials-rule: {exc}") from None
+
+
+Gate = tuple[str, float, str]
+"""A per-metric gate as the run receives it: name, line, and where it was given (for errors)."""
+
+
+def check_gate_names(suite: SuiteResult, where: Mapping[str, str]) -> None:
+    """Return None when every gate of ``suite`` names a metric or check of the run.
+
+    Raises SuiteError naming the gate, where it was given (``where``: name -> origin) and the
+    valid names. A run in which nothing was scored names nothing, so its gates are left to
+    fail (the errored cases already fail the run, with their reasons).
+    """
+    summary = suite.summary
+    if not summary.per_check:
+        return
+    for name in summary.unknown_gates():
+        raise SuiteError(
+            f"{where.get(name, 'gate')}: no metric or check named {name!r} in this run; "
+            f"expected one of: {', '.join(summary.per_check)}"
+        )
+
+
 @overload
 def run_suite(
     suite_dir: str | Path,
@@ -58,6 +92,9 @@ def run_suite(
     workers: int | None = None,
     engine: Engine | None = None,
     allow_outside: bool = False,
+    gates: Sequence[Gate] = (),
+    fail_under_cases: float | None = None,
+    trials_rule: str | None = None,
 ) -> SuiteResult: ...
 @overload
 def run_suite(
@@ -76,6 +113,9 @@ def run_suite(
     workers: int | None = None,
     engine: Engine | None = None,
     allow_outside: bool = False,
+    gates: Sequence[Gate] = (),
+    fail_under_cases: float | None = None,
+    trials_rule: str | None = None,
 ) -> SuiteResult | dict[str, Any]:
     """Return the results of every case under ``suite_dir``, in sorted path order.
 
@@ -83,8 +123,13 @@ def run_suite(
     trace adapter. ``engine`` scores the cases (default: this process, or a pool of ``workers``
     processes, one per CPU, for suites of PARALLEL_FROM cases or more); the result is the same
     either way. Traces are read only inside ``suite_dir`` (links resolved) unless
-    ``allow_outside``. Raises SuiteError when the folder holds no case or a metric name is
-    unknown.
+    ``allow_outside``.
+
+    The suite's configuration files (``openeval.toml``, proposals/0060) give every case its
+    defaults and the run its ``fail_under``, ``fail_under_cases`` and gates; the arguments win
+    over them (``gates``, ``(name, line, where given)``, name by name). ``trials_rule`` judges
+    every case with trials. Raises SuiteError when the folder holds no case, a metric name or
+    the trials rule is unknown, or a gate names no metric or check of the run.
 
     ``run_suite(path, [metric objects])``, the openeval-core 0.2.1 form, still works: it warns
     (DeprecationWarning) and returns 0.2.1's ``{task_id: {"task_id", "metrics"}}`` dict.
@@ -92,14 +137,30 @@ def run_suite(
     if legacy_metrics is not None:
         return run_suite_021(suite_dir, legacy_metrics)
     from openeval.engines.local import default_engine
+    from openeval.suite.config import load_suite_config
 
     check_metric_selection(metrics)
+    check_trials_rule(trials_rule)
     if format is not None:
         from openeval.adapters.registry import get_adapter
 
         get_adapter(format)
     specs = discover(suite_dir)
-    plan = RunPlan.of(metrics, format, options, confine_to=suite_dir, allow_outside=allow_outside)
+    config = load_suite_config(suite_dir)
+    settings = config.run_settings()
+    if fail_under is None and settings.fail_under is not None:
+        fail_under = settings.fail_under[0]
+    if fail_under_cases is None and settings.fail_under_cases is not None:
+        fail_under_cases = settings.fail_under_cases[0]
+    lines: dict[str, float] = {}
+    where: dict[str, str] = {}
+    for name, line, origin in settings.gates:
+        lines[name], where[name] = line, f"{origin}: gates.{name}"
+    for name, line, given in gates:
+        lines.pop(name, None)  # the command line wins, and its gates come after the file's
+        lines[name], where[name] = line, given
+    plan = RunPlan.of(metrics, format, options, confine_to=suite_dir, allow_outside=allow_outside,
+                      config=config, trials_rule=trials_rule)
     chosen = engine or default_engine(len(specs), workers)
     cases: list[CaseResult] = []
     for case in chosen.run(plan, specs):
@@ -111,14 +172,27 @@ def run_suite(
         metadata["metrics"] = list(metrics)
     if format is not None:
         metadata["format"] = format
-    return SuiteResult(cases=tuple(cases), fail_under=fail_under, metadata=metadata)
+    if config.files:
+        root = Path(suite_dir)
+        metadata["config"] = [Path(f).relative_to(root).as_posix() for f in config.files]
+    if trials_rule is not None:
+        metadata["trials_rule"] = trials_rule
+    suite = SuiteResult(
+        cases=tuple(cases), fail_under=fail_under, metadata=metadata,
+        gates=tuple(lines.items()), fail_under_cases=fail_under_cases,
+    )
+    check_gate_names(suite, where)
+    return suite
 
 
 __all__ = [
     "CaseSpec",
+    "Gate",
     "Progress",
     "RunPlan",
+    "check_gate_names",
     "check_metric_selection",
+    "check_trials_rule",
     "discover",
     "evaluate_case",
     "is_trace_name",

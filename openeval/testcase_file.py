@@ -26,10 +26,17 @@ def load_test_case(path: str | Path) -> EvalTestCase:
     written (a path relative to the test case file).
     """
     path = Path(path)
-    document = read_json_file(path, error=TestCaseError)
-    validate(document, "testcase", source=path, error=TestCaseError)
-    check_metric_names(document, source=path)
-    validate_test_case_matchers(document, source=path)
+    return build_test_case(read_json_file(path, error=TestCaseError), source=path)
+
+
+def build_test_case(document: object, *, source: str | Path | None) -> EvalTestCase:
+    """Return the test case a parsed document holds (a file's, or one merged with a suite
+    configuration); raise TestCaseError as :func:`load_test_case` does, naming ``source``."""
+    validate(document, "testcase", source=source, error=TestCaseError)
+    if not isinstance(document, dict):  # the schema refuses it first; this narrows the type
+        raise TestCaseError("expected a JSON object", source=source)
+    check_metric_names(document, source=source)
+    validate_test_case_matchers(document, source=source)
     return EvalTestCase.from_dict(document)
 
 

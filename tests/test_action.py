@@ -309,7 +309,7 @@ def test_action_gates_and_reports(
     rate = summary["pass_rate"]
     assert done.outputs == {
         "pass-rate": repr(rate), "cases": counts[0], "failed": counts[1],
-        "errored": counts[2], "results": results,
+        "errored": counts[2], "results": results, "regressions": "",
     }
     # The job summary is the Markdown report and where the HTML report is; the log carries
     # the annotations. The HTML report is the one `openeval report` renders from the results.
@@ -326,6 +326,72 @@ def test_action_gates_and_reports(
         (line,) = case_lines
         head = f"::{severity} file=evals/booking/testcase.json,title=OpenEval%3A booking failed::"
         assert line.startswith(head)
+
+
+SCALE = ROOT / "examples" / "scale"
+
+
+def _scale_suite(workspace: Path, *, pull_request: bool) -> None:
+    """Put examples/scale into ``workspace/evals`` (with the pull request's regressing trace
+    when asked) and main's results into ``workspace/main-results``."""
+    shutil.copytree(SCALE, workspace / "evals",
+                    ignore=shutil.ignore_patterns("baseline", "head", "pull-request"))
+    if pull_request:
+        shutil.copytree(SCALE / "pull-request", workspace / "evals", dirs_exist_ok=True)
+    shutil.copytree(SCALE / "baseline", workspace / "main-results")
+
+
+# The pull request also misses the suite's own argument_correctness gate; lifting it leaves the
+# regression against main as the one reason left to fail.
+LENIENT = {"fail-under": "0", "args": "--fail-under-metric argument_correctness=0"}
+
+
+@pytest.mark.parametrize(
+    ("pull_request", "inputs", "code", "regressions"),
+    [(True, LENIENT, 1, "1"), (False, {}, 0, "0"),
+     (True, {**LENIENT, "args": LENIENT["args"] + " --allow-regressions"}, 0, "1")],
+    ids=["regression", "nothing-worse", "allow-regressions"],
+)
+def test_baseline_input_compares_with_main_in_the_summary_and_the_gate(
+    runner: LocalRunner, pull_request: bool, inputs: dict[str, str], code: int, regressions: str
+) -> None:
+    _scale_suite(runner.workspace, pull_request=pull_request)
+    done = runner.run({"suite": "evals", "baseline": "main-results", **inputs})
+    assert done.code == code, done.stdout + done.stderr
+    assert done.outputs["regressions"] == regressions
+    report = cli_report(runner.workspace, "openeval-results", "markdown")
+    diff = subprocess.run(
+        [sys.executable, "-m", "openeval", "diff", "main-results", "openeval-results",
+         "--allow-regressions"],
+        cwd=runner.workspace, capture_output=True, text=True, check=True,
+    ).stdout
+    # The run's report, then the comparison, in one step summary.
+    assert done.summary == report + "\n" + diff
+    if regressions == "1":
+        severity = "warning" if "--allow-regressions" in inputs["args"] else "error"
+        assert (f"::{severity} file=evals/billing/refund-order/testcase.json,title=OpenEval%3A "
+                "billing/refund-order got worse than the baseline::passed → failed") in (
+            done.stdout)
+
+
+def test_a_baseline_folder_not_there_yet_is_a_warning_not_a_failure(runner: LocalRunner) -> None:
+    _scale_suite(runner.workspace, pull_request=False)
+    done = runner.run({"suite": "evals", "baseline": "no-results-from-main-yet"})
+    assert done.code == 0, done.stdout + done.stderr
+    assert ("::warning title=OpenEval baseline::baseline folder no-results-from-main-yet not "
+            "found") in done.stdout
+    assert done.outputs["regressions"] == ""
+    assert done.summary == cli_report(runner.workspace, "openeval-results", "markdown")
+
+
+def test_a_baseline_of_another_suite_stops_the_step(runner: LocalRunner) -> None:
+    shutil.copytree(SUITES / "gate_pass", runner.workspace / "evals")
+    shutil.copytree(ROOT / "tests" / "data" / "results" / "openeval_v1",
+                    runner.workspace / "main-results")
+    done = runner.run({"suite": "evals", "baseline": "main-results"})
+    assert done.code == 2
+    assert "the baseline shares no case with this run" in done.stderr
+    assert "`openeval run` stopped with exit code 2" in done.summary
 
 
 @pytest.mark.parametrize(

@@ -77,7 +77,8 @@ CORE_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "jsonschema": ("openeval.schemas",),
     "click": ("openeval.cli",),
     "rich": ("openeval.cli",),
-    "tomli": ("openeval.checks.format",),  # Python 3.10 only: tomllib is in 3.11's stdlib
+    # Python 3.10 only: tomllib is in 3.11's stdlib.
+    "tomli": ("openeval.checks.format", "openeval.suite.config"),
 }
 """Each required dependency (import name) and the packages that may import it.
 

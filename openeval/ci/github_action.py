@@ -12,6 +12,13 @@ proposals/0020-github-action.md) and this program:
 4. writes the step outputs to ``$GITHUB_OUTPUT``, read from ``summary.json`` alone;
 5. exits with ``openeval run``'s own exit code, so the step fails exactly when the gate does.
 
+With the ``baseline`` input (the results folder of an earlier run, e.g. main's, downloaded as
+an artifact) ``openeval run --baseline`` also compares the run with it in the same pass: the
+comparison's Markdown follows the report in the step summary, its annotations follow the run's,
+the ``regressions`` output counts the cases that got worse, and the step fails when any did.
+A baseline folder that does not exist (the first run, before main has results) is a warning,
+and the run goes on without a comparison (proposals/0060).
+
 The ``args`` input is split with :func:`shlex.split` (POSIX quoting rules, no expansion of
 ``$VAR``, ``$(...)`` or globs) and each word is handed to ``openeval run`` as one argument; no
 shell ever sees it. Like the CLI, this is an entry point, so it prints.
@@ -20,6 +27,7 @@ shell ever sees it. Like the CLI, this is an entry point, so it prints.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -36,7 +44,7 @@ from typing import Any
 from openeval.cli.exit_codes import EXIT_FAIL, EXIT_USAGE
 from openeval.report.github import command
 
-OUTPUT_NAMES = ("pass-rate", "cases", "failed", "errored", "results")
+OUTPUT_NAMES = ("pass-rate", "cases", "failed", "errored", "results", "regressions")
 """The action's outputs, in the order they are written."""
 
 HTML_REPORT_NAME = "report.html"
@@ -56,6 +64,7 @@ class ActionInputs:
     fail_under: str = ""
     metrics: str = ""
     args: str = ""
+    baseline: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
@@ -66,6 +75,7 @@ class ActionInputs:
             fail_under=env.get("OPENEVAL_FAIL_UNDER", "").strip(),
             metrics=env.get("OPENEVAL_METRICS", "").strip(),
             args=env.get("OPENEVAL_ARGS", ""),
+            baseline=env.get("OPENEVAL_BASELINE", "").strip(),
         )
 
     def run_argv(self) -> list[str]:
@@ -75,6 +85,8 @@ class ActionInputs:
             argv += ["--fail-under", self.fail_under]
         if self.metrics:
             argv += ["--metrics", self.metrics]
+        if self.baseline:
+            argv += ["--baseline", self.baseline]
         return argv + shlex.split(self.args)
 
 
@@ -125,6 +137,12 @@ def html_note(path: str) -> str:
     )
 
 
+def regressions_from_diff(document: Mapping[str, Any]) -> str:
+    """Return the ``regressions`` output: how many cases got worse than the baseline."""
+    found = document.get("regressions")
+    return str(len(found)) if isinstance(found, list) else ""
+
+
 def _append(path: str | None, text: str) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as handle:
@@ -146,6 +164,23 @@ def _read_report(path: Path, fmt: str) -> str | None:
         return None
 
 
+def _baseline_reports(files: Mapping[str, Path], env: Mapping[str, str]) -> str:
+    """Append the comparison's Markdown to the step summary, print its annotations, and
+    return the ``regressions`` output read from its JSON."""
+    markdown = _read_report(files["markdown"], "baseline comparison")
+    if markdown is not None:
+        _append(env.get("GITHUB_STEP_SUMMARY"), "\n" + markdown)
+    annotations = _read_report(files["github"], "baseline annotations")
+    if annotations is not None:
+        sys.stdout.write(annotations)
+    text = _read_report(files["json"], "baseline JSON")
+    try:
+        return regressions_from_diff(json.loads(text)) if text is not None else ""
+    except (ValueError, AttributeError) as exc:
+        print(command("warning", f"baseline comparison unreadable: {exc}", title="OpenEval"))
+        return ""
+
+
 def main(env: Mapping[str, str] | None = None) -> int:
     """Run the action's step; return ``openeval run``'s exit code (2 for bad inputs)."""
     env = os.environ if env is None else env
@@ -154,6 +189,11 @@ def main(env: Mapping[str, str] | None = None) -> int:
     try:
         if not inputs.suite:
             raise ValueError("the suite input is empty; give the folder of test cases")
+        if inputs.baseline and not Path(inputs.baseline).is_dir():
+            print(command("warning", f"baseline folder {inputs.baseline} not found (no results "
+                          "from the base branch yet?); the run is not compared with one",
+                          title="OpenEval baseline"))
+            inputs = dataclasses.replace(inputs, baseline="")
         argv = inputs.run_argv()
     except ValueError as exc:
         print(command("error", f"bad action input: {exc}", title="OpenEval"))
@@ -168,6 +208,11 @@ def main(env: Mapping[str, str] | None = None) -> int:
             html_file.unlink(missing_ok=True)
         argv += ["--report", f"markdown={markdown_file}", "--report", f"github={github_file}",
                  "--report", f"html={html_file}"]
+        diff_files = {fmt: Path(scratch) / f"baseline.{fmt}" for fmt in ("markdown", "json",
+                                                                          "github")}
+        if inputs.baseline:
+            for fmt, path in diff_files.items():
+                argv += ["--baseline-report", f"{fmt}={path}"]
         code = _cli(argv)
         summary_file = Path(inputs.output) / "summary.json"
         finished = code in (0, EXIT_FAIL) and summary_file.is_file()
@@ -185,6 +230,8 @@ def main(env: Mapping[str, str] | None = None) -> int:
             annotations = _read_report(github_file, "github")
             if annotations is not None:
                 sys.stdout.write(annotations)
+            if inputs.baseline:
+                outputs["regressions"] = _baseline_reports(diff_files, env)
     if not finished:
         _append(
             env.get("GITHUB_STEP_SUMMARY"),

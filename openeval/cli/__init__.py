@@ -12,6 +12,8 @@ from typing import Any, NoReturn
 
 import click
 
+from openeval.cli.config import config
+from openeval.cli.diff import diff
 from openeval.cli.exit_codes import EXIT_USAGE
 from openeval.cli.report import report
 from openeval.cli.run import run
@@ -66,6 +68,8 @@ def main() -> None:
 
 main.add_command(run)
 main.add_command(report)
+main.add_command(diff)
+main.add_command(config)
 main.add_command(convert)
 main.add_command(inspect)
 main.add_command(snapshot)

@@ -21,6 +21,8 @@ from openeval.results.summary import percent
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from openeval.results.diff import ResultDiff
+
 
 def is_terminal() -> bool:
     """Return True when stdout is an interactive terminal (draw colours and bars)."""
@@ -52,11 +54,35 @@ _CASE_WORD = {"passed": "PASS ", "failed": "FAIL ", "error": "ERROR", "n.a.": "N
 
 
 def _plain_case_lines(case: CaseResult) -> list[str]:
+    if case.trials:
+        return _plain_trial_lines(case)
     if case.error is not None:
         return [f"ERROR {printable(case.case_id)}: {printable(case.error)}"]
     lines = [f"{_CASE_WORD[case.status]} {printable(case.case_id)}"]
     lines += [_result_line(c) for c in case.checks if c.verdict in ("fail", "error")]
     lines += [f"    warning: {printable(w)}" for w in case.warnings]
+    return lines
+
+
+def trials_text(case: CaseResult) -> str:
+    """Return ``2 of 3 trials passed, rule all`` for a case with trials (empty without)."""
+    stats = case.trial_stats
+    if stats is None:
+        return ""
+    return f"{stats.passed} of {stats.n} trials passed, rule {case.trials_rule}"
+
+
+def _plain_trial_lines(case: CaseResult) -> list[str]:
+    lines = [f"{_CASE_WORD[case.status]} {printable(case.case_id)} ({trials_text(case)})"]
+    if case.error is not None:
+        lines.append(f"    error: {printable(case.error)}")
+    for trial in case.trials:
+        label = printable(trial.trial_label)
+        if trial.error is not None:
+            lines.append(f"    trial {label}: ERROR {printable(trial.error)}")
+            continue
+        lines.append(f"    trial {label}: {trial.status}")
+        lines += ["  " + _result_line(c) for c in trial.checks if c.verdict in ("fail", "error")]
     return lines
 
 
@@ -94,7 +120,63 @@ def print_suite(suite: SuiteResult, *, quiet: bool) -> None:
             hidden = suite.summary.passed_cases if big else 0
             if hidden:
                 click.echo(f"({hidden} passing cases not listed)")
+        trials = trials_line(suite)
+        if trials:
+            click.echo(trials)
+    print_gates(suite, quiet=quiet)
     click.echo(summary_line(suite))
+
+
+def trials_line(suite: SuiteResult) -> str:
+    """Return the run's trials in one line (cases, trials, pass^k and pass@k per k); empty
+    when no case had trials."""
+    t = suite.summary.trials
+    if t is None:
+        return ""
+    figures = ", ".join(
+        f"pass^{m.k} {percent(m.pass_hat_k)} pass@{m.k} {percent(m.pass_at_k)}" for m in t.by_k
+    )
+    return (f"openeval: trials: {t.cases} case(s) with {t.trials} trials, {t.passed_trials} "
+            f"passed; {figures}")
+
+
+def gate_lines(suite: SuiteResult) -> list[str]:
+    """Return one line per per-metric gate: its name, figure, line and verdict."""
+    return [
+        f"gate {printable(g.name)}: pass rate {percent(g.figure)}, needs {percent(g.line)}: "
+        f"{'passed' if g.passed else 'FAILED'}"
+        for g in suite.summary.gates
+    ]
+
+
+def print_gates(suite: SuiteResult, *, quiet: bool) -> None:
+    """Print the per-metric gates (unless ``quiet``: the summary line says which failed)."""
+    if not quiet:
+        for line in gate_lines(suite):
+            click.echo(line)
+
+
+def diff_lines(diff: ResultDiff, baseline: str, *, allowed: bool) -> list[str]:
+    """Return the comparison with a baseline as plain lines: figures, each case that got
+    worse, and the verdict last."""
+    from openeval.report.diff import headline, worse_text
+
+    counts = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in diff.counts().items())
+    lines = [f"openeval: baseline {printable(baseline)}: matched {diff.matched} of "
+             f"{diff.head_cases} cases; {counts}"]
+    lines += [f"WORSE {printable(c.case_id)}: {printable(worse_text(c))}"
+              for c in diff.regressions]
+    verdict = "FAILED" if diff.regressions and not allowed else "passed"
+    note = " (--allow-regressions)" if diff.regressions and allowed else ""
+    lines.append(f"openeval: baseline gate {verdict}{note}: {headline(diff)}")
+    return lines
+
+
+def print_diff(diff: ResultDiff, baseline: str, *, allowed: bool, quiet: bool) -> None:
+    """Print the comparison with a baseline after the summary (only the verdict if ``quiet``)."""
+    lines = diff_lines(diff, baseline, allowed=allowed)
+    for line in lines[-1:] if quiet else lines:
+        click.echo(line)
 
 
 def _rich_suite_table(suite: SuiteResult) -> None:
@@ -117,22 +199,32 @@ def _rich_suite_table(suite: SuiteResult) -> None:
             reason = _escape(case.error)
             table.add_row(f"[bold red]{_escape(case.case_id)}[/]", f"[red]error: {reason}[/]")
             continue
-        by_name = {c.name: c.verdict for c in case.checks}
-        cells = [f"[{_STYLE[w]}]{w}[/]" if (w := by_name.get(n)) else "-" for n in names]
-        table.add_row(_escape(case.case_id), *cells)
+        cells = [f"[{_STYLE.get(w, 'yellow')}]{w}[/]" if (w := case.verdict_cell(n)) else "-"
+                 for n in names]
+        label = _escape(case.case_id)
+        if case.trials:
+            label += f" [dim]({_escape(trials_text(case))})[/]"
+        table.add_row(label, *cells)
     console = _console()
     console.print(table)
     # The grid says which; these lines say why (what was missing, extra or different).
     for case in rows:
-        for check in case.checks:
-            if check.verdict in ("fail", "error"):
-                console.print(
-                    f"[{_STYLE[check.verdict]}]{check.verdict}[/] {_escape(case.case_id)} "
-                    f"{_escape(check.name)}: {_escape(check.details)}"
-                )
+        for record in case.judged():
+            if record.error is not None and record is not case:
+                console.print(f"[bold magenta]error[/] {_escape(record.case_id)}: "
+                              f"{_escape(record.error)}")
+            for check in record.checks:
+                if check.verdict in ("fail", "error"):
+                    console.print(
+                        f"[{_STYLE[check.verdict]}]{check.verdict}[/] "
+                        f"{_escape(record.case_id)} {_escape(check.name)}: "
+                        f"{_escape(check.details)}"
+                    )
     for case in suite.cases:
-        for warning in case.warnings:
-            console.print(f"[yellow]warning[/] {_escape(case.case_id)}: {_escape(warning)}")
+        for record in (case, *case.trials):
+            for warning in record.warnings:
+                console.print(f"[yellow]warning[/] {_escape(record.case_id)}: "
+                              f"{_escape(warning)}")
 
 
 def print_case(case: CaseResult, *, quiet: bool) -> None:

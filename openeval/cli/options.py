@@ -46,3 +46,51 @@ def load_options(
         max_decompressed_bytes=max_decompressed_bytes or defaults.max_decompressed_bytes,
         max_line_bytes=max_line_bytes or defaults.max_line_bytes,
     )
+
+
+def gate_options(function: _F) -> _F:
+    """Add ``--fail-under-metric``, ``--fail-under-cases`` and ``--trials-rule``."""
+    for option in reversed((
+        click.option("--fail-under-metric", "fail_under_metric", multiple=True,
+                     metavar="NAME=X",
+                     help="Also gate on one metric or check alone: its pass rate must reach X "
+                          "(0-1). Repeatable; wins over [gates] in openeval.toml."),
+        click.option("--fail-under-cases", type=click.FloatRange(0.0, 1.0),
+                     help="Pass the gate when the share of cases that passed is at least this "
+                          "(0-1), even if some failed. An errored case still fails it."),
+        click.option("--trials-rule", metavar="RULE",
+                     help="How a case with several trials passes: all (default), majority, or "
+                          "pass_at_k=K. Wins over [trials] rule in openeval.toml."),
+    )):
+        function = option(function)
+    return function
+
+
+tolerance = click.option(
+    "--tolerance", type=click.FloatRange(0.0, 1.0), default=0.05, show_default=True,
+    help="How far a score may drop, with its verdict unchanged, before it counts as worse.",
+)
+"""``--tolerance X``: the score drop allowed by a baseline comparison."""
+
+allow_regressions = click.option(
+    "--allow-regressions", is_flag=True,
+    help="Report what got worse than the baseline without failing (exit 0 for it).",
+)
+"""``--allow-regressions``: a baseline comparison only reports."""
+
+
+def baseline_options(function: _F) -> _F:
+    """Add ``--baseline``, ``--baseline-report``, ``--tolerance`` and ``--allow-regressions``."""
+    for option in reversed((
+        click.option("--baseline", "baseline_dir", type=click.Path(path_type=Path),
+                     help="Results folder of an earlier run (e.g. main's): after the summary, "
+                          "say what got worse, and fail when anything did."),
+        click.option("--baseline-report", "baseline_reports", multiple=True,
+                     metavar="FORMAT[=PATH]",
+                     help="Also render the comparison with --baseline in FORMAT (markdown, "
+                          "json, github), into PATH or onto stdout. Repeatable."),
+        tolerance,
+        allow_regressions,
+    )):
+        function = option(function)
+    return function

@@ -1,7 +1,12 @@
-"""``openeval run``: score one case or a whole suite, and gate on the result (CONTRACT §4)."""
+"""``openeval run``: score one case or a whole suite, and gate on the result (CONTRACT §4).
+
+Besides the pass-rate floor, the gate holds per-metric gates and a case-pass-rate floor, and
+with ``--baseline`` the run is compared with an earlier one (proposals/0060).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +19,10 @@ from openeval.errors import OpenEvalError, SuiteError
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
+    from openeval.report.diff import DiffFormat
+    from openeval.results.diff import ResultDiff
     from openeval.results.records import SuiteResult
+    from openeval.runner import Gate
 
 
 def parse_metric_names(value: str | None) -> list[str] | None:
@@ -71,6 +79,8 @@ def parse_reports(values: tuple[str, ...]) -> list[tuple[str, Path | None]]:
                    "not reach other files on the runner.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path),
               help="Also write the HTML report to this file (same as --report html=FILE).")
+@options.gate_options
+@options.baseline_options
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 def run(
     trace_path: Path | None,
@@ -87,12 +97,21 @@ def run(
     junit_path: Path | None,
     allow_outside_suite: bool,
     html_path: Path | None,
+    fail_under_metric: tuple[str, ...],
+    fail_under_cases: float | None,
+    trials_rule: str | None,
+    baseline_dir: Path | None,
+    baseline_reports: tuple[str, ...],
+    tolerance: float,
+    allow_regressions: bool,
     quiet: bool,
 ) -> None:
     """Score one case (--trace + --testcase) or a suite (--suite DIR).
 
-    Exit 0 when the gate passes, 1 when a metric failed, a case errored or the pass rate is
-    under --fail-under, 2 on bad usage or (single case) a file that cannot be read.
+    Exit 0 when the gate passes, 1 when a metric failed, a case errored, the pass rate is
+    under --fail-under (or the case pass rate under --fail-under-cases), a per-metric gate
+    failed, or a case got worse than --baseline; 2 on bad usage, an unreadable baseline, or
+    (single case) a file that cannot be read.
     """
     if suite_dir is not None and (trace_path is not None or testcase_path is not None):
         raise click.UsageError("give either --suite, or --trace with --testcase, not both")
@@ -100,7 +119,19 @@ def run(
         raise click.UsageError("give --suite DIR, or --trace FILE with --testcase FILE")
     load = options.load_options(agent_spec, max_decompressed_bytes, max_line_bytes)
     try:
+        from openeval.cli.gates import parse_diff_reports, parse_gates, read_baseline
+        from openeval.runner import check_trials_rule
+
         metric_names = parse_metric_names(metrics_option)
+        gates = parse_gates(fail_under_metric)
+        check_trials_rule(trials_rule)
+        if suite_dir is None and trials_rule is not None:
+            raise SuiteError("--trials-rule applies to cases with trials, found in a --suite")
+        diff_reports = parse_diff_reports(baseline_reports)
+        if diff_reports and baseline_dir is None:
+            raise SuiteError("--baseline-report needs --baseline DIR to compare with")
+        # Read before any case is scored: a bad baseline stops the run at once.
+        baseline = read_baseline(baseline_dir) if baseline_dir is not None else None
         reports = parse_reports(report_options)
         if junit_path is not None:
             reports.append(("junit", junit_path))
@@ -115,21 +146,59 @@ def run(
 
             # Before the first case is scored: an interrupted run leaves no old verdict behind.
             prepare_output(output_dir)
+        floors = _Floors(fail_under, fail_under_cases, tuple(gates))
         if suite_dir is not None:
             suite = _run_suite(
-                suite_dir, metric_names, trace_format, load, fail_under, quiet,
-                allow_outside_suite,
+                suite_dir, metric_names, trace_format, load, floors, quiet,
+                allow_outside_suite, trials_rule,
             )
         else:
             assert testcase_path is not None  # checked above; narrows the type for mypy
             suite = _run_single(
-                testcase_path, trace_path, metric_names, trace_format, load, fail_under, quiet,
+                testcase_path, trace_path, metric_names, trace_format, load, floors, quiet,
                 allow_outside_suite,
             )
         _write_outputs(suite, output_dir, reports)
+        diff = None
+        if baseline is not None and baseline_dir is not None:
+            diff = _compare_with_baseline(
+                baseline, suite, baseline_dir, output_dir, diff_reports, tolerance,
+                allow_regressions, quiet,
+            )
     except OpenEvalError as exc:
         fail(exc, EXIT_USAGE)
-    raise SystemExit(EXIT_OK if suite.gate_passed else EXIT_FAIL)
+    regressed = diff is not None and bool(diff.regressions) and not allow_regressions
+    raise SystemExit(EXIT_OK if suite.gate_passed and not regressed else EXIT_FAIL)
+
+
+@dataclass(frozen=True)
+class _Floors:
+    """The gate's settings given on the command line."""
+
+    fail_under: float | None
+    fail_under_cases: float | None
+    gates: tuple[Gate, ...]
+
+
+def _compare_with_baseline(
+    baseline: SuiteResult,
+    suite: SuiteResult,
+    baseline_dir: Path,
+    output_dir: Path | None,
+    reports: list[tuple[DiffFormat, Path | None]],
+    tolerance: float,
+    allowed: bool,
+    quiet: bool,
+) -> ResultDiff:
+    from openeval.cli.console import print_diff
+    from openeval.cli.gates import compare, write_diff_reports
+
+    diff = compare(baseline, suite, tolerance)
+    print_diff(diff, baseline_dir.as_posix(), allowed=allowed, quiet=quiet)
+    head = output_dir.as_posix() if output_dir is not None else None
+    write_diff_reports(diff, reports, base=baseline_dir.as_posix(), head=head,
+                       failing=not allowed)
+    return diff
 
 
 def _run_suite(
@@ -137,9 +206,10 @@ def _run_suite(
     metric_names: list[str] | None,
     trace_format: str | None,
     load: LoadOptions,
-    fail_under: float | None,
+    floors: _Floors,
     quiet: bool,
     allow_outside: bool,
+    trials_rule: str | None,
 ) -> SuiteResult:
     from openeval.cli.console import print_suite, progress_bar
     from openeval.runner import run_suite
@@ -147,7 +217,9 @@ def _run_suite(
     with progress_bar(not quiet) as progress:
         suite = run_suite(
             suite_dir, metrics=metric_names, format=trace_format, options=load,
-            fail_under=fail_under, progress=progress, allow_outside=allow_outside,
+            fail_under=floors.fail_under, progress=progress, allow_outside=allow_outside,
+            gates=floors.gates, fail_under_cases=floors.fail_under_cases,
+            trials_rule=trials_rule,
         )
     print_suite(suite, quiet=quiet)
     return suite
@@ -159,13 +231,13 @@ def _run_single(
     metric_names: list[str] | None,
     trace_format: str | None,
     load: LoadOptions,
-    fail_under: float | None,
+    floors: _Floors,
     quiet: bool,
     allow_outside: bool,
 ) -> SuiteResult:
-    from openeval.cli.console import print_case, summary_line
+    from openeval.cli.console import print_case, print_gates, summary_line
     from openeval.results.records import SuiteResult
-    from openeval.runner import check_metric_selection
+    from openeval.runner import check_gate_names, check_metric_selection
     from openeval.suite.evaluate import RunPlan, evaluate_case
 
     check_metric_selection(metric_names)
@@ -173,8 +245,14 @@ def _run_single(
         testcase_path, trace_path,
         plan=RunPlan.of(metric_names, trace_format, load, allow_outside=allow_outside),
     )
-    suite = SuiteResult(cases=(case,), fail_under=fail_under, metadata={})
+    suite = SuiteResult(
+        cases=(case,), fail_under=floors.fail_under, metadata={},
+        gates=tuple((name, line) for name, line, _ in floors.gates),
+        fail_under_cases=floors.fail_under_cases,
+    )
+    check_gate_names(suite, {name: given for name, _, given in floors.gates})
     print_case(case, quiet=quiet)
+    print_gates(suite, quiet=quiet)
     click.echo(summary_line(suite))
     return suite
 

@@ -8,7 +8,9 @@ in the message ``%``, CR and LF are percent-encoded; in a property value ``:`` a
 A failed case is an ``error`` when the run fails the gate and a ``warning`` when the gate still
 passed (a ``--fail-under`` run tolerating some failures): a green check beside red annotations
 would contradict itself. An errored case always fails the gate, so it is always an ``error``.
-The first line is the run's verdict, so GitHub's per-step cap on annotations never hides it.
+The first line is the run's verdict, so GitHub's per-step cap on annotations never hides it;
+each per-metric gate that failed follows as an annotation of its own. A case with trials says
+how many passed and what each failing trial got wrong.
 """
 
 from __future__ import annotations
@@ -63,14 +65,41 @@ def verdict_line(suite: SuiteResult) -> str:
     gate = "gate passed" if s.gate_passed else "gate failed"
     if suite.fail_under is not None:
         gate += f" (fail-under {suite.fail_under:g})"
+    if suite.fail_under_cases is not None:
+        gate += f" (fail-under-cases {suite.fail_under_cases:g})"
+    if s.gates:
+        gate += f"; {sum(g.passed for g in s.gates)} of {len(s.gates)} metric gates passed"
     return (
         f"{rate_text}; {s.cases} cases: {s.passed_cases} passed, {s.failed_cases} failed, "
         f"{s.errored_cases} errored, {s.not_evaluated_cases} n.a.; {gate}"
     )
 
 
+def gate_message(suite: SuiteResult) -> list[str]:
+    """Return one annotation line per per-metric gate that failed."""
+    return [
+        command("error", g.reason, title=f"OpenEval gate: {g.name}")
+        for g in suite.summary.gates if not g.passed
+    ]
+
+
+def trials_message(case: CaseResult) -> str:
+    """Return how the trials of ``case`` went: the count, then each failing trial's reasons."""
+    passed = sum(t.passed for t in case.trials)
+    lines = [f"{passed} of {len(case.trials)} trials passed (rule {case.trials_rule})"]
+    if case.error is not None:
+        lines.append(f"could not be judged: {case.error}")
+    for trial in case.trials:
+        if not trial.passed:
+            reason = case_message(trial).replace("\n", "\n  ")
+            lines.append(f"- {trial.trial_label}: {reason}")
+    return "\n".join(lines)
+
+
 def case_message(case: CaseResult) -> str:
     """Return why ``case`` failed or errored, one result per line; empty when it passed."""
+    if case.trials:
+        return trials_message(case)
     if case.error is not None:
         return f"could not be scored: {case.error}"
     bad = [c for c in case.checks if c.verdict in ("fail", "error")]
@@ -93,7 +122,7 @@ class GitHubReporter:
     def render(self, suite: SuiteResult) -> str:
         """Return the verdict line, then one annotation per failed or errored case."""
         verdict: Severity = "notice" if suite.gate_passed else "error"
-        lines = [command(verdict, verdict_line(suite), title="OpenEval")]
+        lines = [command(verdict, verdict_line(suite), title="OpenEval"), *gate_message(suite)]
         for case in suite.cases:
             if case.passed:
                 continue

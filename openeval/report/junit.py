@@ -4,8 +4,11 @@ One ``testsuite`` holds one ``testcase`` per OpenEval case (``name`` = the case 
 carries an ``error`` element when it could not be scored or a check errored, else one
 ``failure`` element per failed metric or check, or ``skipped`` when nothing was judged (its
 status is n.a.). Every result's verdict is also listed in the case's ``system-out``, which CI
-systems show beside the test. Outcomes follow the case status of the shared record, so JUnit,
-Markdown and ``summary.json`` always agree.
+systems show beside the test. A case with trials is one ``testcase``: its failures are the failed
+checks of its trials, each named by its trace, and ``system-out`` lists every trial's verdict.
+The suite's ``properties`` carry the pass rate, the floors, each per-metric gate (``gate:NAME``)
+and, with trials, the mean pass^k / pass@k per k. Outcomes follow the case status of the shared
+record, so JUnit, Markdown and ``summary.json`` always agree.
 
 The suite's ``failures``/``errors``/``skipped`` attributes count test cases, the usual JUnit
 meaning (``tests`` minus the three is the number that passed), not failure elements. Only
@@ -37,7 +40,27 @@ def xml_text(text: str) -> str:
 _VERDICT = {"pass": "pass", "fail": "FAIL", "n.a.": "n.a.", "error": "ERROR"}
 
 
+def _trial_lines(case: CaseResult) -> list[str]:
+    lines = [f"trials: {sum(t.passed for t in case.trials)} of {len(case.trials)} passed, rule "
+             f"{case.trials_rule}"]
+    for trial in case.trials:
+        fmt = f" ({trial.trace_format})" if trial.trace_format else ""
+        lines.append(f"trial {trial.trial_label}{fmt}: {trial.status}")
+        lines += [
+            f"  {c.name}: {_VERDICT[c.verdict]} (score {c.score_text()}) {c.details}"
+            for c in trial.checks
+        ]
+        if trial.error is not None:
+            lines.append(f"  error: {trial.error}")
+    return lines
+
+
 def _system_out(case: CaseResult) -> str:
+    if case.trials:
+        lines = [f"testcase: {case.testcase_path or '-'}", *_trial_lines(case)]
+        if case.error is not None:
+            lines.append(f"error: {case.error}")
+        return "\n".join(lines) + "\n"
     lines = [f"testcase: {case.testcase_path or '-'}"]
     trace = case.trace_path or "-"
     fmt = f" ({case.trace_format})" if case.trace_format else ""
@@ -67,28 +90,59 @@ def _testcase(parent: ET.Element, case: CaseResult) -> str | None:
     status = case.status
     if status == "error":
         reasons = [case.error] if case.error is not None else []
-        reasons += [f"{c.name}: {c.details}" for c in case.checks if c.verdict == "error"]
+        for record in case.judged():
+            prefix = f"{record.trial_label}: " if record is not case else ""
+            if record is not case and record.error is not None:
+                reasons.append(prefix + record.error)
+            reasons += [f"{prefix}{c.name}: {c.details}" for c in record.checks
+                        if c.verdict == "error"]
         text = "\n".join(reasons)
         first_line = text.splitlines()[0] if text.strip() else "case errored"
         _sub(element, "error", text, message=first_line, type="OpenEvalError")
         outcome = "errors"
     elif status == "failed":
-        for check in case.checks:
-            if check.verdict != "fail":
-                continue
-            _sub(
-                element,
-                "failure",
-                check.details,
-                message=f"{check.name} (score {check.score_text()}): {check.details}",
-                type=check.spec.kind,
-            )
+        for record in case.judged():
+            prefix = f"{record.trial_label}: " if record is not case else ""
+            for check in record.checks:
+                if check.verdict != "fail":
+                    continue
+                _sub(
+                    element,
+                    "failure",
+                    check.details,
+                    message=f"{prefix}{check.name} (score {check.score_text()}): "
+                            f"{check.details}",
+                    type=check.spec.kind,
+                )
         outcome = "failures"
     elif status == "n.a.":
         _sub(element, "skipped", message="nothing was judged in this case (every result n.a.)")
         outcome = "skipped"
     _sub(element, "system-out", _system_out(case))
     return outcome
+
+
+def _gate_properties(properties: ET.Element, suite: SuiteResult) -> None:
+    """The case floor, each per-metric gate and the trials' figures, as suite properties."""
+    summary = suite.summary
+    if suite.fail_under_cases is not None:
+        rate = summary.case_pass_rate
+        _sub(properties, "property", name="case_pass_rate",
+             value="none" if rate is None else repr(rate))
+        _sub(properties, "property", name="fail_under_cases", value=repr(suite.fail_under_cases))
+    for g in summary.gates:
+        figure = "none" if g.figure is None else repr(g.figure)
+        verdict = "passed" if g.passed else "failed"
+        _sub(properties, "property", name=f"gate:{g.name}",
+             value=f"{verdict}: {figure} (needs {g.line!r})")
+    trials = summary.trials
+    if trials is None:
+        return
+    _sub(properties, "property", name="trials",
+         value=f"{trials.cases} cases, {trials.trials} trials, {trials.passed_trials} passed")
+    for m in trials.by_k:
+        _sub(properties, "property", name=f"pass_hat_k:{m.k}", value=repr(m.pass_hat_k))
+        _sub(properties, "property", name=f"pass_at_k:{m.k}", value=repr(m.pass_at_k))
 
 
 @dataclass(frozen=True)
@@ -111,6 +165,7 @@ class JUnitReporter:
             _sub(properties, "property", name="fail_under", value=repr(suite.fail_under))
         gate = "passed" if suite.gate_passed else "failed"
         _sub(properties, "property", name="gate", value=gate)
+        _gate_properties(properties, suite)
 
         summary = suite.summary
         for case in suite.cases:

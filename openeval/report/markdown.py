@@ -1,14 +1,15 @@
 """The ``markdown`` report, written to fit a GitHub job summary.
 
-Order: a headline with the pass rate and the gate verdict; a table per metric and check; a
-table of cases by checks; then the failures with their details and the errored cases with their
-reasons. Long sections fold into ``<details>`` so the summary stays readable on big suites.
+Order: a headline with the pass rate and the gate verdict; the per-metric gates; a table per
+metric and check; a table of cases by checks (for a case with trials, how many passed); the
+trials with pass^k and pass@k; then the failures with their details and the errored cases with
+their reasons. Long sections fold into ``<details>`` so the summary stays readable on big suites.
 Every count comes from the run's :class:`~openeval.results.summary.Summary`.
 """
 
 from __future__ import annotations
 
-from openeval.results.records import CheckResult, SuiteResult
+from openeval.results.records import CaseResult, CheckResult, SuiteResult
 from openeval.results.summary import Summary, percent
 
 FOLD_OVER = 20
@@ -75,6 +76,7 @@ def _headline(suite: SuiteResult, summary: Summary) -> list[str]:
             f"Gate: pass rate at least {percent(suite.fail_under)} "
             f"(`--fail-under {suite.fail_under:g}`); no case may error."
         )
+    lines += _case_floor_line(suite)
     lines.append(f"Verdict: {cell(summary.gate_reason)}.")
     r = summary.results
     lines += [
@@ -85,6 +87,64 @@ def _headline(suite: SuiteResult, summary: Summary) -> list[str]:
         f"{r.failed} failed, {r.errored} errored, {r.not_applicable} n.a.",
     ]
     return lines
+
+
+def _case_floor_line(suite: SuiteResult) -> list[str]:
+    floor = suite.fail_under_cases
+    if floor is None:
+        return []
+    return [f"Gate: cases passed at least {percent(floor)} (`--fail-under-cases {floor:g}`); "
+            "no case may error."]
+
+
+def _gate_section(summary: Summary) -> list[str]:
+    """The per-metric gates: each name's pass rate, the line it must reach, and the verdict."""
+    if not summary.gates:
+        return []
+    rows = [
+        [cell(g.name), percent(g.figure), percent(g.line), "✅ passed" if g.passed else "❌ failed"]
+        for g in summary.gates
+    ]
+    header = ["gate (metric or check)", "pass rate", "needs", "verdict"]
+    return ["", "### Gates", "", *_table(header, rows)]
+
+
+def _trial_verdicts(case: CaseResult) -> str:
+    marks = {"passed": "✅", "failed": "❌", "error": "⚠️", "n.a.": "○"}
+    return " ".join(f"{marks[t.status]} {cell(t.trial_label)}" for t in case.trials)
+
+
+def _figures(values: tuple[float, ...]) -> str:
+    return ", ".join(f"{k}: {v:.2f}" for k, v in enumerate(values, 1))
+
+
+def _trial_section(suite: SuiteResult, summary: Summary) -> list[str]:
+    """Cases run several times: each trial's verdict, pass^k and pass@k, and the means."""
+    trials = summary.trials
+    if trials is None:
+        return []
+    rows = []
+    for case in suite.cases:
+        stats = case.trial_stats
+        if stats is None:
+            continue
+        rows.append([
+            cell(case.case_id), _STATUS_CELL[case.status], cell(case.trials_rule or ""),
+            f"{stats.passed}/{stats.n}", _trial_verdicts(case), _figures(stats.pass_hat_k),
+            _figures(stats.pass_at_k),
+        ])
+    header = ["case", "status", "rule", "passed", "trials", "pass^k", "pass@k"]
+    table = _table(header, rows)
+    means = _table(
+        ["k", "cases", "mean pass^k", "mean pass@k"],
+        [[str(m.k), str(m.cases), f"{m.pass_hat_k:.3f}", f"{m.pass_at_k:.3f}"]
+         for m in trials.by_k],
+    )
+    return [
+        "", "### Trials", "",
+        f"{trials.cases} case(s) ran {trials.trials} trials; {trials.passed_trials} passed.",
+        "", *_fold(f"All {len(rows)} cases with trials", table, len(rows)), "", *means,
+    ]
 
 
 def _check_section(summary: Summary) -> list[str]:
@@ -103,10 +163,9 @@ def _case_section(suite: SuiteResult, summary: Summary) -> list[str]:
     names = list(summary.per_check)
     rows = []
     for case in suite.cases:
-        by_name = {c.name: c for c in case.checks}
         rows.append([
             cell(case.case_id), _STATUS_CELL[case.status],
-            *(_VERDICT_CELL[r.verdict] if (r := by_name.get(n)) else "-" for n in names),
+            *(_VERDICT_CELL.get(v, v) if (v := case.verdict_cell(n)) else "-" for n in names),
         ])
     table = _table(["case", "status", *(cell(n) for n in names)], rows)
     return ["", "### Cases", "", *_fold(f"All {len(rows)} cases", table, len(rows))]
@@ -118,10 +177,11 @@ def _failed(check: CheckResult) -> bool:
 
 def _failure_section(suite: SuiteResult) -> list[str]:
     rows = [
-        [cell(case.case_id), cell(c.name), _VERDICT_CELL[c.verdict], c.score_text(),
+        [cell(record.case_id), cell(c.name), _VERDICT_CELL[c.verdict], c.score_text(),
          code_cell(c.details)]
         for case in suite.cases
-        for c in case.checks
+        for record in case.judged()
+        for c in record.checks
         if _failed(c)
     ]
     if not rows:
@@ -139,7 +199,12 @@ def _warning_section(suite: SuiteResult) -> list[str]:
 
 
 def _error_section(suite: SuiteResult) -> list[str]:
-    rows = [[cell(c.case_id), code_cell(c.error)] for c in suite.cases if c.error is not None]
+    rows = [
+        [cell(record.case_id), code_cell(record.error)]
+        for case in suite.cases
+        for record in (case, *case.trials)
+        if record.error is not None
+    ]
     if not rows:
         return []
     table = _table(["case", "reason"], rows)
@@ -157,8 +222,10 @@ class MarkdownReporter:
         summary = suite.summary
         lines = [
             *_headline(suite, summary),
+            *_gate_section(summary),
             *_check_section(summary),
             *_case_section(suite, summary),
+            *_trial_section(suite, summary),
             *_failure_section(suite),
             *_error_section(suite),
             *_warning_section(suite),

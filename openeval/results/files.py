@@ -26,11 +26,15 @@ from typing import Any
 from openeval.errors import OpenEvalError, ResultFileError
 from openeval.jsonio import dump_json, parse_json, read_json_file
 from openeval.results.records import CaseResult, CheckResult, CheckSpec, SuiteResult
+from openeval.results.trials import TrialsRule
 from openeval.schemas import validate
 from openeval.scores import Score, Verdict, verdict
 
 SCHEMA_VERSION = 2
 SUMMARY_NAME = "summary.json"
+ADDED_IN_V2 = ("fail_under_cases", "gates", "trials")
+"""Summary keys added after the first version-2 files were written (proposals/0060): a file
+without them is read as having none (no case floor, no gate, no trials)."""
 RESULT_SUFFIX = ".result.json"
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -179,7 +183,13 @@ def read_results(in_dir: str | Path) -> SuiteResult:
     validate(summary, "summary", source=summary_path, error=ResultFileError)
     listed = _listed(summary, summary_path, present, folder)
     cases = tuple(_read_case(folder / name, summary_path, i) for i, name in enumerate(listed))
-    suite = SuiteResult(cases=cases, fail_under=summary["fail_under"], metadata=summary["metadata"])
+    suite = SuiteResult(
+        cases=cases,
+        fail_under=summary["fail_under"],
+        metadata=summary["metadata"],
+        gates=tuple((g["name"], g["line"]) for g in summary.get("gates", [])),
+        fail_under_cases=summary.get("fail_under_cases"),
+    )
     _agree(summary, summary_document(suite, listed), summary_path)
     return suite
 
@@ -213,6 +223,8 @@ def _listed(
 
 def _agree(summary: dict[str, Any], expected: dict[str, Any], summary_path: Path) -> None:
     for key in sorted(expected):
+        if key in ADDED_IN_V2 and key not in summary:
+            continue
         if summary.get(key) != expected[key]:
             raise ResultFileError(
                 f"says {summary.get(key)!r} but the case result files give {expected[key]!r}",
@@ -237,14 +249,32 @@ def _read_case(path: Path, summary_path: Path, index: int) -> CaseResult:
         case = CaseResult.from_dict(document)
     except ValueError as exc:  # a score whose value does not fit its data type
         raise ResultFileError(str(exc), source=path, location="checks") from None
-    for i, check in enumerate(case.checks):
-        derived = "error" if check.verdict == "error" and not check.scores else verdict(
-            check.scores, check.spec.threshold
-        )
-        if derived != check.verdict:
+    _check_verdicts(case, path, "")
+    if case.trials:
+        if case.checks:
             raise ResultFileError(
-                f"verdict {check.verdict!r} does not follow from its scores and threshold "
-                f"(expected {derived!r})", source=path, location=f"checks[{i}].verdict",
+                "a case with trials holds its checks in each trial, not beside them",
+                source=path, location="checks",
+            )
+        try:
+            TrialsRule.parse(case.trials_rule or "")
+        except ValueError as exc:
+            raise ResultFileError(str(exc), source=path, location="trials_rule") from None
+        for i, trial in enumerate(case.trials):
+            _check_verdicts(trial, path, f"trials[{i}].")
+        expected = case_document(case)
+        for i, (trial, written) in enumerate(zip(expected["trials"], document["trials"],
+                                                 strict=True)):
+            if trial["status"] != written["status"]:
+                raise ResultFileError(
+                    f"status {written['status']!r} does not match the trial's error and checks "
+                    f"(expected {trial['status']!r})", source=path,
+                    location=f"trials[{i}].status",
+                )
+        if document.get("trial_stats") != expected["trial_stats"]:
+            raise ResultFileError(
+                f"says {document.get('trial_stats')!r} but the trials give "
+                f"{expected['trial_stats']!r}", source=path, location="trial_stats",
             )
     if case_document(case) != document:
         raise ResultFileError(
@@ -254,6 +284,18 @@ def _read_case(path: Path, summary_path: Path, index: int) -> CaseResult:
             location="status",
         )
     return case
+
+
+def _check_verdicts(case: CaseResult, path: Path, prefix: str) -> None:
+    for i, check in enumerate(case.checks):
+        derived = "error" if check.verdict == "error" and not check.scores else verdict(
+            check.scores, check.spec.threshold
+        )
+        if derived != check.verdict:
+            raise ResultFileError(
+                f"verdict {check.verdict!r} does not follow from its scores and threshold "
+                f"(expected {derived!r})", source=path, location=f"{prefix}checks[{i}].verdict",
+            )
 
 
 # ---- schema version 1 (OpenEval before the scoring core was widened) ----

@@ -3,9 +3,11 @@
 Every metric, built-in check and user check of a case produces one :class:`CheckResult`: the
 :class:`CheckSpec` that built it (kind, instance name, settings, pass line), a four-state
 verdict (``pass``, ``fail``, ``n.a.``, ``error``), its named scores and one line of details.
-A :class:`CaseResult` holds a case's check results, or the reason it could not be scored; a
-:class:`SuiteResult` holds every case of a run, and computes its :class:`~openeval.results.
-summary.Summary` once. Every reporter, ``summary.json`` and the GitHub Action read these values
+A :class:`CaseResult` holds a case's check results, or the reason it could not be scored; a case
+run several times holds one :class:`CaseResult` per trial instead, and its own verdict follows
+its trials rule (:mod:`openeval.results.trials`). A :class:`SuiteResult` holds every case of a
+run and the gates it is held to, and computes its :class:`~openeval.results.summary.Summary`
+once. Every reporter, ``summary.json`` and the GitHub Action read these values
 and nothing else (proposals/0002-scoring-core.md).
 """
 
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
+from openeval.results.trials import DEFAULT_RULE, TrialsRule, TrialStats
 from openeval.scores import Score, Verdict
 
 if TYPE_CHECKING:
@@ -135,7 +138,13 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """The outcome of one case: its check results, or the reason it could not be scored."""
+    """The outcome of one case: its check results, or the reason it could not be scored.
+
+    A case with trials keeps no checks of its own: each trial is a CaseResult of its own (its
+    ``case_id`` is the case's, ``#`` and the trace's path in the case folder), and the case's
+    status follows ``trials_rule`` over them. A trial that could not be scored makes the case
+    errored whatever the rule: a broken trace is a broken pipeline, not a flaky agent.
+    """
 
     case_id: str
     """Unique, stable id of the case in its suite (its folder or file path, POSIX style)."""
@@ -144,9 +153,9 @@ class CaseResult:
     testcase_path: str | None
     """Path of the test case file as given on the command line or found in the suite."""
     trace_path: str | None
-    """Path of the trace file; None when it was never found."""
+    """Path of the trace file; None when it was never found, or the case has trials."""
     trace_format: str | None
-    """The adapter that read the trace; None when it was never read."""
+    """The adapter that read the trace; None when it was never read, or the case has trials."""
     checks: tuple[CheckResult, ...] = ()
     """One result per metric and check run, metrics first in registry order, then checks."""
     error: str | None = None
@@ -156,18 +165,33 @@ class CaseResult:
     warnings: tuple[str, ...] = ()
     """Things a reader should check that do not change a verdict (a trace whose own task id
     differs from the test case's)."""
+    trials: tuple[CaseResult, ...] = ()
+    """One result per trial, in the order of their traces; empty for a case with one trace."""
+    trials_rule: str | None = None
+    """The rule the trials were judged by (``all``, ``majority``, ``pass_at_k=K``); None
+    without trials."""
 
     @property
     def errored(self) -> bool:
-        """True when the case could not be scored, or one of its checks errored."""
-        return self.error is not None or any(c.verdict == "error" for c in self.checks)
+        """True when the case could not be scored, one of its checks errored, or a trial did."""
+        return (
+            self.error is not None
+            or any(c.verdict == "error" for c in self.checks)
+            or any(t.errored for t in self.trials)
+        )
 
     @property
     def status(self) -> CaseStatus:
-        """``error``, else ``failed`` when a check failed, else ``passed`` when one passed,
-        else ``n.a.`` (nothing was judged: every check n.a., or none ran)."""
+        """``error``, else ``failed`` when a check failed (for trials: when the rule is not
+        met), else ``passed`` when one passed, else ``n.a.`` (nothing was judged)."""
         if self.errored:
             return "error"
+        if self.trials:
+            if all(t.status == "n.a." for t in self.trials):
+                return "n.a."
+            rule = TrialsRule.parse(self.trials_rule or DEFAULT_RULE)
+            passed = sum(t.passed for t in self.trials)
+            return "passed" if rule.passes(len(self.trials), passed) else "failed"
         verdicts = {c.verdict for c in self.checks}
         if "fail" in verdicts:
             return "failed"
@@ -178,9 +202,45 @@ class CaseResult:
         """True when nothing failed or errored (an n.a. case has not failed)."""
         return self.status in ("passed", "n.a.")
 
+    @property
+    def trial_stats(self) -> TrialStats | None:
+        """The pass count and pass^k / pass@k of the trials; None for a case without trials."""
+        if not self.trials:
+            return None
+        return TrialStats.of(len(self.trials), sum(t.passed for t in self.trials))
+
+    @property
+    def trial_label(self) -> str:
+        """What tells this trial from its siblings: the part of ``case_id`` after ``#``."""
+        return self.case_id.rpartition("#")[2]
+
+    def judged(self) -> tuple[CaseResult, ...]:
+        """Return the records whose checks count in pass rates: the trials, else the case."""
+        return self.trials or (self,)
+
+    def verdicts(self, name: str) -> list[Verdict]:
+        """Return the verdicts of check ``name`` in this case: one per trial that ran it (or
+        the case's own, at most one)."""
+        return [c.verdict for record in self.judged() for c in record.checks if c.name == name]
+
+    def verdict_cell(self, name: str) -> str | None:
+        """Return check ``name``'s verdict when every trial agrees on it, else how many of the
+        trials that judged it passed (``2/3``); None when it did not run."""
+        found = self.verdicts(name)
+        if not found:
+            return None
+        if len(set(found)) == 1:
+            return found[0]
+        judged = [v for v in found if v != "n.a."]
+        return f"{judged.count('pass')}/{len(judged)}"
+
     def to_dict(self) -> dict[str, Any]:
-        """Return the case as the JSON object of its result file (without the version)."""
-        return {
+        """Return the case as the JSON object of its result file (without the version).
+
+        The trial keys are written only for a case that has trials, so the file of a case with
+        one trace reads as it always did.
+        """
+        document: dict[str, Any] = {
             "case_id": self.case_id,
             "task_id": self.task_id,
             "testcase": self.testcase_path,
@@ -192,6 +252,12 @@ class CaseResult:
             "trace_task_id": self.trace_task_id,
             "warnings": list(self.warnings),
         }
+        stats = self.trial_stats
+        if stats is not None:
+            document["trials"] = [t.to_dict() for t in self.trials]
+            document["trials_rule"] = self.trials_rule
+            document["trial_stats"] = stats.to_dict()
+        return document
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CaseResult:
@@ -206,6 +272,8 @@ class CaseResult:
             error=data.get("error"),
             trace_task_id=data.get("trace_task_id"),
             warnings=tuple(data.get("warnings", ())),
+            trials=tuple(cls.from_dict(t) for t in data.get("trials", [])),
+            trials_rule=data.get("trials_rule"),
         )
 
 
@@ -218,6 +286,10 @@ class SuiteResult:
     """The gate's pass-rate floor, when one was given."""
     metadata: dict[str, Any] = field(default_factory=dict)
     """Run settings worth recording (suite path, metrics chosen); never wall-clock times."""
+    gates: tuple[tuple[str, float], ...] = ()
+    """Per-metric gates: ``(metric or check name, lowest pass rate of that name alone)``."""
+    fail_under_cases: float | None = None
+    """The gate's case-pass-rate floor, when one was given."""
 
     @cached_property
     def summary(self) -> Summary:

@@ -6,8 +6,12 @@ Rules (CONTRACT section 3, proposals/0002-scoring-core.md):
   is never judged. A case that could not be scored counts as one ``error`` result.
 - Pass rate = passed results / judged results; None when nothing was judged.
 - Case pass rate = passed cases / cases that were judged (n.a. cases left out).
+- A case with trials counts as one case (its status follows its trials rule); the check results
+  of every trial count in the pass rates, and an unscored trial as one ``error`` result.
 - The gate passes when something was judged, no case errored, and either no case failed or,
-  with ``fail_under``, the pass rate reaches it.
+  with ``fail_under`` / ``fail_under_cases``, the pass rate / case pass rate reaches it; and
+  every per-metric gate passes: the pass rate of that metric or check alone reaches its line
+  (a name with no judged result fails its gate). Proposals 0002 and 0060.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from openeval.results.trials import TrialsSummary
 
 if TYPE_CHECKING:
     from openeval.results.records import CaseResult, SuiteResult
@@ -73,6 +79,31 @@ class _Counter:
 
 
 @dataclass(frozen=True)
+class Gate:
+    """One per-metric gate of a run: the pass rate of ``name`` alone must reach ``line``."""
+
+    name: str
+    """A metric or check entry name, as in :attr:`Summary.per_check`."""
+    figure: float | None
+    """The pass rate of that name over the run; None when none of its results was judged."""
+    line: float
+    passed: bool
+
+    @property
+    def reason(self) -> str:
+        """One phrase saying how the figure compares with the line."""
+        if self.figure is None:
+            return f"gate {self.name}: no judged result, needs {self.line:.1%}"
+        verb = "reaches" if self.passed else "is under"
+        return f"gate {self.name}: {self.figure:.1%} {verb} {self.line:.1%}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the gate as one entry of the summary's ``gates`` list."""
+        return {"name": self.name, "figure": self.figure, "line": self.line,
+                "passed": self.passed}
+
+
+@dataclass(frozen=True)
 class Summary:
     """Everything a report says about a run as a whole."""
 
@@ -89,6 +120,11 @@ class Summary:
     fail_under: float | None
     gate_passed: bool
     gate_reason: str
+    gates: tuple[Gate, ...] = ()
+    """The per-metric gates, in the order given, each with its figure and verdict."""
+    fail_under_cases: float | None = None
+    trials: TrialsSummary | None = None
+    """The trials of the run (cases run several times); None when no case had trials."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -104,28 +140,50 @@ class Summary:
     @classmethod
     def of(cls, suite: SuiteResult) -> Summary:
         """Count ``suite``."""
-        return cls.count(suite.cases, suite.fail_under)
+        return cls.count(suite.cases, suite.fail_under, gates=suite.gates,
+                         fail_under_cases=suite.fail_under_cases)
 
     @classmethod
-    def count(cls, cases: Iterable[CaseResult], fail_under: float | None) -> Summary:
-        """Count ``cases`` under the gate's ``fail_under``."""
+    def count(
+        cls,
+        cases: Iterable[CaseResult],
+        fail_under: float | None,
+        *,
+        gates: Iterable[tuple[str, float]] = (),
+        fail_under_cases: float | None = None,
+    ) -> Summary:
+        """Count ``cases`` under the gate's ``fail_under``, per-metric ``gates`` and
+        ``fail_under_cases``."""
         total = _Counter()
         per: dict[str, _Counter] = {}
         statuses = {"passed": 0, "failed": 0, "error": 0, "n.a.": 0}
+        stats = []
         n = 0
         for case in cases:
             n += 1
             statuses[case.status] += 1
             if case.error is not None:
                 total.add("error")
-            for check in case.checks:
-                total.add(check.verdict)
-                counter = per.get(check.spec.name)
-                if counter is None:
-                    counter = per[check.spec.name] = _Counter()
-                counter.add(check.verdict)
+            case_stats = case.trial_stats
+            if case_stats is not None:
+                stats.append(case_stats)
+            for record in case.trials:
+                if record.error is not None:
+                    total.add("error")
+            for record in case.judged():
+                for check in record.checks:
+                    total.add(check.verdict)
+                    counter = per.get(check.spec.name)
+                    if counter is None:
+                        counter = per[check.spec.name] = _Counter()
+                    counter.add(check.verdict)
         results = total.freeze()
-        gate_passed, reason = _gate(results, statuses, fail_under)
+        per_check = {name: c.freeze() for name, c in per.items()}
+        judged_cases = n - statuses["n.a."]
+        case_rate = statuses["passed"] / judged_cases if judged_cases else None
+        gate_list = tuple(_metric_gate(name, line, per_check) for name, line in gates)
+        gate_passed, reason = _gate(results, statuses, fail_under, fail_under_cases, case_rate,
+                                    gate_list)
         return cls(
             cases=n,
             passed_cases=statuses["passed"],
@@ -133,11 +191,18 @@ class Summary:
             errored_cases=statuses["error"],
             not_evaluated_cases=statuses["n.a."],
             results=results,
-            per_check={name: c.freeze() for name, c in per.items()},
+            per_check=per_check,
             fail_under=fail_under,
             gate_passed=gate_passed,
             gate_reason=reason,
+            gates=gate_list,
+            fail_under_cases=fail_under_cases,
+            trials=TrialsSummary.of(stats),
         )
+
+    def unknown_gates(self) -> list[str]:
+        """Return the gate names that name no metric or check of the run, in gate order."""
+        return [g.name for g in self.gates if g.name not in self.per_check]
 
     def to_dict(self) -> dict[str, Any]:
         """Return the summary as the JSON object ``summary.json`` holds (without file list)."""
@@ -154,21 +219,50 @@ class Summary:
             "fail_under": self.fail_under,
             "gate_passed": self.gate_passed,
             "gate_reason": self.gate_reason,
+            "fail_under_cases": self.fail_under_cases,
+            "gates": [g.to_dict() for g in self.gates],
+            "trials": None if self.trials is None else self.trials.to_dict(),
         }
 
 
-def _gate(results: Tally, statuses: dict[str, int], fail_under: float | None) -> tuple[bool, str]:
+def _metric_gate(name: str, line: float, per_check: dict[str, Tally]) -> Gate:
+    tally = per_check.get(name)
+    figure = None if tally is None else tally.pass_rate
+    return Gate(name, figure, line, figure is not None and figure >= line)
+
+
+def _gate(
+    results: Tally,
+    statuses: dict[str, int],
+    fail_under: float | None,
+    fail_under_cases: float | None,
+    case_rate: float | None,
+    gates: tuple[Gate, ...],
+) -> tuple[bool, str]:
     rate = results.pass_rate
     if rate is None:
         return False, "no pass rate: nothing evaluated"
     if statuses["error"]:
         return False, f"{statuses['error']} case(s) errored"
+    # Each floor given replaces "every case passed"; per-metric gates always add to the rule.
+    parts: list[tuple[bool, str]] = []
     if fail_under is not None:
         verb = "reaches" if rate >= fail_under else "is under"
-        return rate >= fail_under, f"pass rate {rate:.1%} {verb} --fail-under {fail_under:g}"
-    if statuses["failed"]:
-        return False, f"{statuses['failed']} case(s) failed"
-    return True, "every case passed"
+        parts.append((rate >= fail_under, f"pass rate {rate:.1%} {verb} --fail-under "
+                                          f"{fail_under:g}"))
+    if fail_under_cases is not None:
+        ok = case_rate is not None and case_rate >= fail_under_cases
+        figure = "n.a." if case_rate is None else f"{case_rate:.1%}"
+        parts.append((ok, f"case pass rate {figure} {'reaches' if ok else 'is under'} "
+                          f"--fail-under-cases {fail_under_cases:g}"))
+    if fail_under is None and fail_under_cases is None:
+        failed = statuses["failed"]
+        parts.append((not failed, f"{failed} case(s) failed" if failed else "every case passed"))
+    parts += [(g.passed, g.reason) for g in gates]
+    failing = [text for ok, text in parts if not ok]
+    if failing:
+        return False, "; ".join(failing)
+    return True, "; ".join(text for _, text in parts)
 
 
 def percent(rate: float | None) -> str:

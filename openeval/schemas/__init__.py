@@ -1,8 +1,8 @@
 """JSON Schemas shipped with OpenEval, and the one function that applies them.
 
 The schema files in this folder are the published contract of each file format (test case,
-trace, result, summary); :func:`validate` checks a parsed document against one and raises an
-error that names the file, the JSON path and what was expected, e.g.
+trace, result, summary, suite configuration); :func:`validate` checks a parsed document against
+one and raises an error that names the file, the JSON path and what was expected, e.g.
 ``testcase.json: expected_tool_calls[2].tool: expected a string``.
 """
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
 SchemaName = Literal[
-    "trace", "testcase", "result", "summary", "result_v1", "summary_v1", "result_v0"
+    "trace", "testcase", "result", "summary", "result_v1", "summary_v1", "result_v0", "config"
 ]
 
 _TYPE_WORDS = {

@@ -7,6 +7,11 @@ Two layouts are understood, and both may appear in one tree:
     ``trace`` key names, else the one trace file beside it (``trace.*``, ``*.trace``,
     ``*.trace.json``, ``*.trace.jsonl``).
 
+A ``testcase.json`` folder may instead hold several traces of the same task, its trials
+(proposals/0060): ``trace-1.json``, ``trace-2.jsonl`` ... beside it, or every file of a
+``trials/`` folder beside it, in any trace format, mixed formats allowed, in natural order
+(``trace-2`` before ``trace-10``).
+
 Discovery reads no file's content; a case whose trace cannot be found is still returned, with
 the reason in :attr:`CaseSpec.problem`, so it becomes an errored case and is never dropped. A
 folder that cannot be listed (no read permission, a symbolic link loop) is a case too, errored
@@ -17,6 +22,7 @@ keep a file name that is not valid UTF-8 readable, with the odd bytes escaped.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +33,12 @@ TESTCASE_NAME = "testcase.json"
 TESTCASE_SUFFIX = ".testcase.json"
 LEGACY_TESTCASES = "testcases"
 LEGACY_TRACES = "traces"
+TRIALS_FOLDER = "trials"
+MAX_TRIALS = 1000
+"""Most trials one case may hold: pass^k for every k stays cheap, hostile folders bounded."""
+
+_TRIAL_NAME = re.compile(r"trace-[0-9]+(\.[^/\\]+)?")
+_DIGITS = re.compile(r"([0-9]+)")
 
 
 @dataclass(frozen=True)
@@ -43,6 +55,21 @@ class CaseSpec:
     """Why the case cannot be scored before reading anything (no trace, several traces)."""
     unreadable: bool = False
     """True when ``problem`` is that the case's folder could not even be listed."""
+    trials: tuple[Path, ...] = ()
+    """The traces of a case run several times, in order; empty for a case with one trace."""
+
+
+def is_trial_name(name: str) -> bool:
+    """Return True when a file name marks one trial of a case: ``trace-N`` or ``trace-N.*``."""
+    return _TRIAL_NAME.fullmatch(name) is not None
+
+
+def natural_key(name: str) -> tuple[tuple[tuple[int, str], ...], str]:
+    """Return a sort key that orders digit runs by value: ``trace-2`` before ``trace-10``; the
+    name itself breaks ties (``t2`` and ``t02``), so the order never depends on the folder."""
+    parts = tuple((int(part), "") if part.isdigit() else (-1, part)
+                  for part in _DIGITS.split(name) if part)
+    return parts, name
 
 
 def is_trace_name(name: str) -> bool:
@@ -151,6 +178,10 @@ def _folder_case(root: Path, folder: Path, name: str, traces: list[str]) -> Case
         stem = name[: -len(TESTCASE_SUFFIX)]
         own = [t for t in traces if t.startswith(stem + ".trace")]
         traces = own or traces
+    else:
+        trials = _trials(folder)
+        if trials is not None:
+            return _trials_case(case_id, testcase, folder, trials, traces)
     if len(traces) == 1:
         return CaseSpec(case_id, testcase, folder / traces[0])
     # The test case's own `trace` key may still name it; decided when the case runs.
@@ -162,3 +193,39 @@ def _folder_case(root: Path, folder: Path, name: str, traces: list[str]) -> Case
         "the test case's 'trace' key"
     )
     return CaseSpec(case_id, testcase, None, problem)
+
+
+def _trials(folder: Path) -> tuple[list[Path], str] | None:
+    """Return the trial traces of a case folder and where they are (or, with no trace, why
+    they cannot be used); None when it has no trials."""
+    try:
+        numbered = [folder / n for n in sorted(os.listdir(folder), key=natural_key)
+                    if is_trial_name(n) and (folder / n).is_file()]
+        trials_dir = folder / TRIALS_FOLDER
+        if not trials_dir.is_dir():
+            return (numbered, "trace-N files") if numbered else None
+        if numbered:
+            return [], (f"both trace-N files and a {TRIALS_FOLDER}/ folder; keep one kind of "
+                        "trials")
+        files = [trials_dir / n for n in sorted(os.listdir(trials_dir), key=natural_key)
+                 if not n.startswith(".") and (trials_dir / n).is_file()]
+    except OSError as exc:
+        return [], f"cannot list the trials: {exc.strerror or type(exc).__name__}"
+    if not files:
+        return [], f"the {TRIALS_FOLDER}/ folder holds no trace file"
+    return files, f"{TRIALS_FOLDER}/"
+
+
+def _trials_case(
+    case_id: str, testcase: Path, folder: Path, found: tuple[list[Path], str], traces: list[str]
+) -> CaseSpec:
+    files, where = found
+    problem = None if files else where
+    if files and traces:
+        problem = (f"holds trials ({where}) and a single trace ({', '.join(traces)}); keep "
+                   "one or the other")
+    elif len(files) > MAX_TRIALS:
+        problem = f"holds {len(files)} trials; at most {MAX_TRIALS} are read per case"
+    if problem is not None:
+        return CaseSpec(case_id, testcase, None, problem)
+    return CaseSpec(case_id, testcase, None, trials=tuple(files))

@@ -1,4 +1,5 @@
-"""One case, end to end: its test case read and compiled, its trace read, then scored.
+"""One case, end to end: its test case read (merged with its suite configuration) and compiled,
+its trace (or each of its trials) read, then scored.
 
 :func:`evaluate_case` raises :class:`~openeval.errors.OpenEvalError` when a file cannot be
 read (single-case mode reports that as bad usage); :func:`run_case` turns that into an errored
@@ -17,10 +18,14 @@ from typing import TYPE_CHECKING
 
 from openeval.errors import OpenEvalError, TestCaseError
 from openeval.results.records import CaseResult
+from openeval.results.trials import DEFAULT_RULE, TrialsRule
 from openeval.suite.discover import display_path
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
+    from openeval.models import EvalTestCase
+    from openeval.scoring.plan import CasePlan
+    from openeval.suite.config import MergedCase, SuiteConfig
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,10 @@ class RunPlan:
     """Lift the confinement (``--allow-outside-suite``)."""
     code_time_limit: float | None = None
     """Seconds a code check may run when its entry sets no ``time_limit``; None for 5 s."""
+    config: SuiteConfig | None = None
+    """The suite's configuration files, merged under each case's test case."""
+    trials_rule: str | None = None
+    """The trials rule for every case with trials, over the configuration's (``--trials-rule``)."""
 
     @classmethod
     def of(
@@ -50,11 +59,56 @@ class RunPlan:
         *,
         confine_to: str | Path | None = None,
         allow_outside: bool = False,
+        config: SuiteConfig | None = None,
+        trials_rule: str | None = None,
     ) -> RunPlan:
         """Return a plan, the metric names copied into a tuple and the folder resolved."""
         root = None if confine_to is None else os.path.realpath(confine_to)
         return cls(None if metrics is None else tuple(metrics), format, options, root,
-                   allow_outside)
+                   allow_outside, config=config, trials_rule=trials_rule)
+
+
+@dataclass(frozen=True)
+class CaseInput:
+    """A test case as a run scores it: merged with its configuration and compiled."""
+
+    test_case: EvalTestCase
+    plan: CasePlan
+    trials_rule: str
+    """``--trials-rule``, else the nearest configuration's ``[trials] rule``, else ``all``."""
+    merged: MergedCase | None = None
+    """The merge, with the origin of every setting; None when no configuration applies."""
+
+
+def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
+    """Return a test case merged with its configuration, its compiled plan and its trials rule.
+
+    Raises TestCaseError naming the file, and for a setting that came from a configuration
+    file that file, its line and key.
+    """
+    from openeval.jsonio import read_json_file
+    from openeval.scoring import compile_plan
+    from openeval.suite.config import merge_case
+    from openeval.testcase_file import build_test_case
+
+    document = read_json_file(testcase_path, error=TestCaseError)
+    test_case = build_test_case(document, source=testcase_path)
+    layers = plan.config.applying(testcase_path) if plan.config is not None else ()
+    rule = DEFAULT_RULE
+    if not layers:
+        case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path,
+                                 code_time_limit=plan.code_time_limit)
+        return CaseInput(test_case, case_plan, plan.trials_rule or rule)
+    merged = merge_case(document, layers, testcase_path=testcase_path)
+    try:
+        test_case = build_test_case(merged.document, source=testcase_path)
+        case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path,
+                                 code_time_limit=plan.code_time_limit)
+    except OpenEvalError as exc:
+        raise merged.relocate(exc) from None
+    if merged.trials_rule is not None:
+        rule = merged.trials_rule[0]
+    return CaseInput(test_case, case_plan, plan.trials_rule or rule, merged)
 
 
 def confine(trace_file: Path, root: str, *, source: Path, named_by_key: bool) -> None:
@@ -83,6 +137,7 @@ def evaluate_case(
     case_id: str | None = None,
     problem: str | None = None,
     found_beside: bool = False,
+    trials: Sequence[str | Path] = (),
 ) -> CaseResult:
     """Return the scored result of one case; raise OpenEvalError when a file cannot be read.
 
@@ -92,16 +147,27 @@ def evaluate_case(
     key; one discovery merely ``found_beside`` the test case does not (CONTRACT 3). Without a
     ``case_id`` (single-case mode, or a suite that is one case folder) the case is named by its
     task id.
+
+    ``trials`` (several traces of the task) scores each one as a trial of the case: a trial
+    whose trace cannot be read is an errored trial, and the case's verdict follows its rule.
     """
     from openeval.adapters.registry import read_trace
-    from openeval.scoring import compile_plan, score
-    from openeval.testcase_file import load_test_case
+    from openeval.scoring import score
 
     plan = plan or RunPlan()
     testcase_path = Path(testcase_path)
-    test_case = load_test_case(testcase_path)
-    case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path,
-                             code_time_limit=plan.code_time_limit)
+    case_input = read_case(testcase_path, plan)
+    test_case, case_plan, rule = case_input.test_case, case_input.plan, case_input.trials_rule
+    if trials:
+        if test_case.trace is not None:
+            raise TestCaseError(
+                "names one trace with its 'trace' key, but its folder holds trials; remove the "
+                "key or the trials", source=display_path(testcase_path), location="trace",
+            )
+        return _score_trials(
+            case_id or test_case.task_id, testcase_path, test_case, case_plan, rule,
+            [Path(t) for t in trials], plan,
+        )
     trace_file = Path(trace_path) if trace_path is not None else None
     if found_beside and test_case.trace is not None:
         trace_file = None
@@ -130,6 +196,60 @@ def evaluate_case(
     )
 
 
+def _score_trials(
+    case_id: str,
+    testcase_path: Path,
+    test_case: EvalTestCase,
+    case_plan: CasePlan,
+    rule: str,
+    traces: list[Path],
+    plan: RunPlan,
+) -> CaseResult:
+    trials = tuple(
+        _score_trial(f"{case_id}#{_label(trace, testcase_path.parent)}", testcase_path,
+                     test_case.task_id, case_plan, trace, plan)
+        for trace in traces
+    )
+    return CaseResult(
+        case_id=case_id,
+        task_id=test_case.task_id,
+        testcase_path=display_path(testcase_path),
+        trace_path=None,
+        trace_format=None,
+        error=TrialsRule.parse(rule).needs(len(trials)),
+        trials=trials,
+        trials_rule=rule,
+    )
+
+
+def _score_trial(
+    trial_id: str, testcase_path: Path, task_id: str, case_plan: CasePlan, trace_file: Path,
+    plan: RunPlan,
+) -> CaseResult:
+    """Return one trial of a case: its trace read and scored, or errored with the reason."""
+    from openeval.adapters.registry import read_trace
+    from openeval.scoring import score
+
+    try:
+        if not plan.allow_outside and plan.confine_to is not None:
+            confine(trace_file, plan.confine_to, source=testcase_path, named_by_key=False)
+        trace, trace_format = read_trace(trace_file, plan.format, options=plan.options)
+    except OpenEvalError as exc:
+        return CaseResult(trial_id, task_id, display_path(testcase_path), display_path(trace_file),
+                          None, error=display_path(str(exc)))
+    return CaseResult(trial_id, task_id, display_path(testcase_path), display_path(trace_file),
+                      trace_format, checks=score(trace, case_plan), trace_task_id=trace.task_id,
+                      warnings=task_id_warning(task_id, trace.task_id, trace_file))
+
+
+def _label(path: Path, folder: Path) -> str:
+    """Return a trial's trace as a path inside its case folder (``trials/run-2.json``)."""
+    try:
+        return display_path(path.relative_to(folder))
+    except ValueError:
+        return display_path(path)
+
+
 def task_id_warning(expected: str, found: str, trace_file: Path) -> tuple[str, ...]:
     """Return a warning when a trace names another task than its test case (a trace mixed up
     with another case's); none when the trace's id was only its file name."""
@@ -148,6 +268,7 @@ def run_case(
     case_id: str | None = None,
     problem: str | None = None,
     found_beside: bool = False,
+    trials: Sequence[str | Path] = (),
 ) -> CaseResult:
     """Return the result of one case; a file that cannot be read gives an errored result.
 
@@ -157,7 +278,7 @@ def run_case(
     try:
         return evaluate_case(
             testcase_path, trace_path, plan=plan, case_id=case_id, problem=problem,
-            found_beside=found_beside,
+            found_beside=found_beside, trials=trials,
         )
     except OpenEvalError as exc:
         testcase_path = Path(testcase_path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from builders import case
@@ -12,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from openeval.errors import ResultFileError
 from openeval.results.files import read_results, result_file_name, write_results
-from openeval.results.records import SuiteResult
+from openeval.results.records import CaseResult, SuiteResult
 from openeval.runner import run_suite
 from openeval.schemas import load_schema
 
@@ -24,8 +25,29 @@ def mixed_suite() -> SuiteResult:
     return run_suite(SUITES / "mixed", fail_under=0.5)
 
 
+def trials_case(case_id: str, *trials: CaseResult, rule: str = "majority") -> CaseResult:
+    """Return a case whose trials are ``trials``, each named ``trace-N.json``."""
+    named = tuple(
+        CaseResult(f"{case_id}#trace-{i}.json", t.task_id, t.testcase_path, t.trace_path,
+                   t.trace_format, t.checks, t.error, t.trace_task_id)
+        for i, t in enumerate(trials, 1)
+    )
+    return CaseResult(case_id, case_id, f"{case_id}/testcase.json", None, None, trials=named,
+                      trials_rule=rule)
+
+
+TRIALS_SUITE = SuiteResult(
+    cases=(trials_case("t", case("t", True, True), case("t", True, False),
+                       case("t", error="gone")),
+           trials_case("u", case("u", True), case("u", False), rule="pass_at_k=2"),
+           case("plain", True)),
+    fail_under=0.5, gates=(("m0", 0.5), ("m1", 1.0)), fail_under_cases=0.25,
+    metadata={"suite": "x", "trials_rule": "majority"},
+)
+
 SAMPLES: dict[str, Callable[[SuiteResult], SuiteResult]] = {
     "mixed-suite": lambda s: s,
+    "trials-and-gates": lambda s: TRIALS_SUITE,
     "hand-built": lambda s: SuiteResult(
         cases=(case("x/1", True, False), case("x/2", error="can't|read\nit"), case("x:3", None)),
         fail_under=None, metadata={"suite": "x", "metrics": ["m0", "m1"]},
@@ -244,3 +266,78 @@ def test_files_no_run_listed_are_left_alone(tmp_path: Path) -> None:
     (tmp_path / "mine-00000000.result.json").write_text("{}")
     write_results(SuiteResult(cases=(case("c1", True),)), tmp_path)
     assert (tmp_path / "mine-00000000.result.json").exists()
+
+
+def test_a_version_2_summary_from_before_gates_and_trials_is_read(
+    tmp_path: Path, mixed_suite: SuiteResult
+) -> None:
+    out = write_results(mixed_suite, tmp_path)
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("gates", "fail_under_cases", "trials"):
+        del summary[key]
+    (out / "summary.json").write_text(json.dumps(summary))
+    assert read_results(out) == mixed_suite
+
+
+def test_trial_files_fit_the_schema_and_keep_single_cases_as_they_were(tmp_path: Path) -> None:
+    out = write_results(TRIALS_SUITE, tmp_path)
+    summary = json.loads((out / "summary.json").read_text())
+    Draft202012Validator(load_schema("summary")).validate(summary)
+    documents = [json.loads((out / n).read_text()) for n in summary["result_files"]]
+    for document in documents:
+        Draft202012Validator(load_schema("result")).validate(document)
+    assert documents[0]["trial_stats"] == {"n": 3, "passed": 1, "pass_hat_k": [
+        1 / 3, 0.0, 0.0], "pass_at_k": [1 / 3, 2 / 3, 1.0]}
+    assert documents[0]["status"] == "error"  # a trial could not be read
+    assert [t["case_id"] for t in documents[0]["trials"]] == [
+        "t#trace-1.json", "t#trace-2.json", "t#trace-3.json"]
+    assert "trials" not in documents[2] and "trial_stats" not in documents[2]
+    assert summary["trials"]["by_k"][0] == {"k": 1, "cases": 2, "pass_hat_k": (1 / 3 + 1 / 2) / 2,
+                                            "pass_at_k": (1 / 3 + 1 / 2) / 2}
+
+
+def _edit_trials(change: Callable[[dict[str, Any]], None]) -> Callable[[Path], str]:
+    def edit(out: Path) -> str:
+        path = _first_case(out)
+        data = json.loads(path.read_text())
+        change(data)
+        path.write_text(json.dumps(data))
+        return path.name
+
+    return edit
+
+
+BROKEN_TRIALS: list[tuple[str, Callable[[Path], str], str, str]] = [
+    ("trial-status-lies", _edit_trials(lambda d: d["trials"][1].update(status="passed")),
+     "trials[1].status", "does not match the trial's error and checks"),
+    ("trial-verdict-lies",
+     _edit_trials(lambda d: d["trials"][0]["checks"][1].update(verdict="fail")),
+     "trials[0].checks[1].verdict", "does not follow from its scores"),
+    ("stats-edited", _edit_trials(lambda d: d["trial_stats"].update(passed=3)), "trial_stats",
+     "but the trials give"),
+    ("unknown-rule", _edit_trials(lambda d: d.update(trials_rule="most")), "trials_rule",
+     "unknown trials rule 'most'"),
+    ("checks-beside-trials",
+     _edit_trials(lambda d: d.update(checks=d["trials"][0]["checks"])), "checks",
+     "holds its checks in each trial"),
+    ("gate-figure-edited",
+     lambda out: _edit_summary("gates", [{"name": "m0", "figure": 0.1, "line": 0.5,
+                                         "passed": False},
+                                        {"name": "m1", "figure": 0.5, "line": 1.0,
+                                         "passed": False}])(out),
+     "gates", "case result files give"),
+]
+
+
+@pytest.mark.parametrize(("breaker", "location", "words"), [b[1:] for b in BROKEN_TRIALS],
+                         ids=[b[0] for b in BROKEN_TRIALS])
+def test_tampered_trials_and_gates_are_named(
+    tmp_path: Path, breaker: Callable[[Path], str], location: str, words: str
+) -> None:
+    out = write_results(TRIALS_SUITE, tmp_path)
+    file_name = breaker(out)
+    with pytest.raises(ResultFileError) as caught:
+        read_results(out)
+    assert caught.value.source is not None and Path(caught.value.source).name == file_name
+    assert caught.value.location == location
+    assert words in caught.value.message

@@ -88,3 +88,71 @@ def test_every_report_states_the_same_counts_for_a_real_suite() -> None:
         str(s.errored_cases), str(s.failed_cases)
     )
     assert json.loads(render(suite, "json"))["summary"]["errored_cases"] == s.errored_cases
+
+
+GATES = [
+    # id, cases, fail_under, fail_under_cases, gates, gate passed, reason
+    ("metric-gate-reached", [case("a", True, False), case("b", True, True)], 0.5, None,
+     [("m0", 1.0)], True, "pass rate 75.0% reaches --fail-under 0.5; gate m0: 100.0% reaches "
+     "100.0%"),
+    ("metric-gate-missed", [case("a", True, False), case("b", True, True)], 0.5, None,
+     [("m1", 0.9)], False, "gate m1: 50.0% is under 90.0%"),
+    ("gates-add-to-every-case-must-pass", [case("a", True, False)], None, None,
+     [("m0", 1.0)], False, "1 case(s) failed"),
+    ("two-gates-both-named-when-failing", [case("a", False, False), case("b", True, True)],
+     0.0, None, [("m0", 0.9), ("m1", 0.9)], False,
+     "gate m0: 50.0% is under 90.0%; gate m1: 50.0% is under 90.0%"),
+    ("gate-on-a-name-with-nothing-judged", [case("a", True, None)], None, None, [("m1", 0.5)],
+     False, "gate m1: no judged result, needs 50.0%"),
+    ("gate-on-an-unknown-name", [case("a", True)], None, None, [("speed", 0.5)], False,
+     "gate speed: no judged result, needs 50.0%"),
+    ("errored-case-fails-however-good-the-gates", [case("a", True), case("b", error="x")],
+     0.0, 0.0, [("m0", 0.0)], False, "1 case(s) errored"),
+    ("case-floor-reached", [case("a", True), case("b", False), case("c", True)], None,
+     0.6, [], True, "case pass rate 66.7% reaches --fail-under-cases 0.6"),
+    ("case-floor-missed", [case("a", True), case("b", False), case("c", True)], None, 0.7,
+     [], False, "case pass rate 66.7% is under --fail-under-cases 0.7"),
+    ("both-floors-must-hold", [case("a", True, True), case("b", True, False)], 0.7, 0.6, [],
+     False, "case pass rate 50.0% is under --fail-under-cases 0.6"),
+    ("n.a.-cases-leave-the-case-floor", [case("a", True), case("b", None)], None, 1.0, [],
+     True, "case pass rate 100.0% reaches --fail-under-cases 1"),
+]
+
+
+@pytest.mark.parametrize(
+    ("cases", "fail_under", "fail_under_cases", "gates", "passed", "reason"),
+    [g[1:] for g in GATES], ids=[g[0] for g in GATES],
+)
+def test_gate_verdicts(
+    cases: list[CaseResult], fail_under: float | None, fail_under_cases: float | None,
+    gates: list[tuple[str, float]], passed: bool, reason: str,
+) -> None:
+    suite = SuiteResult(cases=tuple(cases), fail_under=fail_under, gates=tuple(gates),
+                        fail_under_cases=fail_under_cases)
+    assert suite.gate_passed is passed
+    assert suite.gate_reason == reason
+    assert [g.name for g in suite.summary.gates] == [name for name, _ in gates]
+    document = suite.summary.to_dict()
+    assert [(g["name"], g["line"]) for g in document["gates"]] == gates
+    assert document["fail_under_cases"] == fail_under_cases
+
+
+def test_every_report_shows_each_gate_with_figure_line_and_verdict() -> None:
+    suite = SuiteResult(cases=(case("a", True, False), case("b", True, True)), fail_under=0.5,
+                        gates=(("m0", 1.0), ("m1", 0.9)), fail_under_cases=0.5)
+    markdown = render(suite, "markdown")
+    assert "| m0 | 100.0% | 100.0% | ✅ passed |" in markdown
+    assert "| m1 | 50.0% | 90.0% | ❌ failed |" in markdown
+    assert "`--fail-under-cases 0.5`" in markdown
+    properties = {p.get("name"): p.get("value") for p in
+                  ET.fromstring(render(suite, "junit")).iter("property")}
+    assert properties["gate:m0"] == "passed: 1.0 (needs 1.0)"
+    assert properties["gate:m1"] == "failed: 0.5 (needs 0.9)"
+    assert properties["fail_under_cases"] == "0.5"
+    report = json.loads(render(suite, "json"))
+    assert report["summary"]["gates"][1] == {"name": "m1", "figure": 0.5, "line": 0.9,
+                                             "passed": False}
+    github = render(suite, "github").splitlines()
+    assert "1 of 2 metric gates passed" in github[0]
+    assert github[1] == ("::error title=OpenEval gate%3A m1::gate m1: 50.0%25 is under "
+                         "90.0%25")

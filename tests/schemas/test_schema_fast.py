@@ -17,7 +17,7 @@ from openeval.errors import OpenEvalError
 from openeval.schemas import SchemaName, load_schema, validate
 from openeval.schemas.fast import compile_check
 
-SCHEMAS: list[SchemaName] = ["trace", "testcase", "result", "summary"]
+SCHEMAS: list[SchemaName] = ["trace", "testcase", "result", "summary", "config"]
 
 KEYS = st.sampled_from(["a", "task_id", "step_id", "tool", "x y", "passed", "steps"])
 

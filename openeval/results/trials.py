@@ -1,0 +1,166 @@
+"""Repeated trials of one task: the rule that turns n trial verdicts into one, and pass^k/pass@k.
+
+A case may be run several times (several traces of the same task). Of its ``n`` trials, ``c``
+did not fail; for every ``k`` from 1 to ``n``:
+
+- ``pass^k = C(c, k) / C(n, k)``: the chance that ``k`` trials drawn without replacement all
+  pass (tau-bench's reliability estimator; 0 when ``k > c``);
+- ``pass@k = 1 - C(n - c, k) / C(n, k)``: the chance that at least one of them passes (the
+  unbiased estimator of Chen et al.; 1 when ``k > n - c``).
+
+Both are computed from exact integers and divided once, so the figures are the same on every
+machine. The case's own verdict follows its :class:`TrialsRule` (proposals/0060).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+RuleKind = Literal["all", "majority", "pass_at_k"]
+
+DEFAULT_RULE = "all"
+"""The rule when none is given: a case passes when every one of its trials passes."""
+
+RULE_HELP = "'all', 'majority' or 'pass_at_k=K' (K a whole number from 1)"
+"""How the valid rules read in an error message."""
+
+_PASS_AT_K = re.compile(r"pass_at_k=([1-9][0-9]{0,5})")
+
+
+@dataclass(frozen=True)
+class TrialsRule:
+    """How a case with several trials passes: ``all`` of them, a strict ``majority``, or
+    ``pass_at_k`` (fewer than ``k`` trials failed, so every choice of ``k`` trials holds a pass:
+    pass@k = 1)."""
+
+    kind: RuleKind = "all"
+    k: int | None = None
+    """The ``K`` of ``pass_at_k=K``; None for the other rules."""
+
+    @classmethod
+    def parse(cls, text: str) -> TrialsRule:
+        """Return the rule ``text`` spells; raise ValueError saying what was expected."""
+        if text in ("all", "majority"):
+            return cls(text)  # type: ignore[arg-type]  # narrowed by the test above
+        match = _PASS_AT_K.fullmatch(text)
+        if match is None:
+            raise ValueError(f"unknown trials rule {text!r}; expected {RULE_HELP}")
+        return cls("pass_at_k", int(match.group(1)))
+
+    def __str__(self) -> str:
+        return f"pass_at_k={self.k}" if self.kind == "pass_at_k" else self.kind
+
+    def needs(self, n: int) -> str | None:
+        """Return why the rule cannot judge ``n`` trials (too few for ``pass_at_k``), or None."""
+        if self.kind == "pass_at_k" and self.k is not None and self.k > n:
+            return (f"trials rule {self} needs at least {self.k} trials; this case has {n}")
+        return None
+
+    def passes(self, n: int, passed: int) -> bool:
+        """Return True when ``passed`` of ``n`` trials satisfy the rule."""
+        if self.kind == "all":
+            return passed == n
+        if self.kind == "majority":
+            return 2 * passed > n
+        k = self.k if self.k is not None else 1
+        return n - passed < k
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Return pass^k for ``c`` passes in ``n`` trials; ``1 <= k <= n`` (ValueError otherwise)."""
+    _check(n, c, k)
+    return math.comb(c, k) / math.comb(n, k)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Return pass@k for ``c`` passes in ``n`` trials; ``1 <= k <= n`` (ValueError otherwise)."""
+    _check(n, c, k)
+    total = math.comb(n, k)
+    return (total - math.comb(n - c, k)) / total
+
+
+def _check(n: int, c: int, k: int) -> None:
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
+
+
+@dataclass(frozen=True)
+class TrialStats:
+    """What the trials of one case add up to: ``passed`` of ``n``, and pass^k, pass@k for
+    ``k = 1 .. n`` (index ``k - 1``)."""
+
+    n: int
+    passed: int
+    pass_hat_k: tuple[float, ...]
+    pass_at_k: tuple[float, ...]
+
+    @classmethod
+    def of(cls, n: int, passed: int) -> TrialStats:
+        """Return the figures of ``passed`` passes in ``n`` trials (``n`` at least 1)."""
+        ks = range(1, n + 1)
+        return cls(n, passed, tuple(pass_hat_k(n, passed, k) for k in ks),
+                   tuple(pass_at_k(n, passed, k) for k in ks))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the figures as the ``trial_stats`` object of a result file."""
+        return {
+            "n": self.n,
+            "passed": self.passed,
+            "pass_hat_k": list(self.pass_hat_k),
+            "pass_at_k": list(self.pass_at_k),
+        }
+
+
+@dataclass(frozen=True)
+class KMeans:
+    """pass^k and pass@k for one ``k``, averaged over the cases with at least ``k`` trials."""
+
+    k: int
+    cases: int
+    pass_hat_k: float
+    pass_at_k: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the means as one entry of the summary's ``trials.by_k`` list."""
+        return {"k": self.k, "cases": self.cases, "pass_hat_k": self.pass_hat_k,
+                "pass_at_k": self.pass_at_k}
+
+
+@dataclass(frozen=True)
+class TrialsSummary:
+    """The trials of a run: how many cases had trials, how many trials passed, and the mean
+    pass^k and pass@k per ``k`` over those cases."""
+
+    cases: int
+    trials: int
+    passed_trials: int
+    by_k: tuple[KMeans, ...]
+
+    @classmethod
+    def of(cls, stats: list[TrialStats]) -> TrialsSummary | None:
+        """Return the summary of the cases' ``stats``; None when no case had trials."""
+        if not stats:
+            return None
+        by_k = []
+        for k in range(1, max(s.n for s in stats) + 1):
+            having = [s for s in stats if s.n >= k]
+            # fsum, in case order: the same figures on every run and machine.
+            by_k.append(KMeans(
+                k, len(having),
+                math.fsum(s.pass_hat_k[k - 1] for s in having) / len(having),
+                math.fsum(s.pass_at_k[k - 1] for s in having) / len(having),
+            ))
+        return cls(len(stats), sum(s.n for s in stats), sum(s.passed for s in stats),
+                   tuple(by_k))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the summary as the ``trials`` object of ``summary.json``."""
+        return {
+            "cases": self.cases,
+            "trials": self.trials,
+            "passed_trials": self.passed_trials,
+            "by_k": [m.to_dict() for m in self.by_k],
+        }
