@@ -365,8 +365,9 @@ def test_baseline_input_compares_with_main_in_the_summary_and_the_gate(
          "--allow-regressions"],
         cwd=runner.workspace, capture_output=True, text=True, check=True,
     ).stdout
-    # The run's report, then the comparison, in one step summary.
-    assert done.summary == report + "\n" + diff
+    # The run's report, where its HTML page is, then the comparison, in one step summary.
+    note = html_note("openeval-results/report.html")
+    assert done.summary == report + note + "\n" + diff
     if regressions == "1":
         severity = "warning" if "--allow-regressions" in inputs["args"] else "error"
         assert (f"::{severity} file=evals/billing/refund-order/testcase.json,title=OpenEval%3A "
@@ -381,7 +382,9 @@ def test_a_baseline_folder_not_there_yet_is_a_warning_not_a_failure(runner: Loca
     assert ("::warning title=OpenEval baseline::baseline folder no-results-from-main-yet not "
             "found") in done.stdout
     assert done.outputs["regressions"] == ""
-    assert done.summary == cli_report(runner.workspace, "openeval-results", "markdown")
+    assert done.summary == cli_report(runner.workspace, "openeval-results", "markdown") + (
+        html_note("openeval-results/report.html")
+    )
 
 
 def test_a_baseline_of_another_suite_stops_the_step(runner: LocalRunner) -> None:
