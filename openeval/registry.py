@@ -37,7 +37,14 @@ def unknown_name(kind: str, name: str, valid: Iterable[str]) -> str:
 class Registry(Generic[F]):
     """Factories of one kind by name; see the module docstring for the order of entries."""
 
-    def __init__(self, kind: str, group: str, builtins: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        group: str,
+        builtins: Mapping[str, str] | None = None,
+        *,
+        added_first: bool = False,
+    ) -> None:
         self.kind = kind
         """What an entry is, in messages: ``metric``, ``check``, ``trace format`` ..."""
         self.group = group
@@ -46,15 +53,22 @@ class Registry(Generic[F]):
         self._loaded: dict[str, F] = {}
         self._registered: dict[str, F] = {}
         self._entry_points: dict[str, Any] | None = None
+        self.added_first = added_first
+        """List (and so try) run-time and third-party entries before the built-ins: trace
+        formats are detected in list order, and a plugin's format must get the first look."""
 
-    def register(self, name: str, factory: F | None = None) -> Any:
+    def register(self, name: str, factory: F | None = None, *, replace: bool = False) -> Any:
         """Register ``factory`` under ``name`` (or, without ``factory``, return a decorator).
 
-        Raises ValueError when another factory already holds the name.
+        Raises ValueError when another factory already holds the name, unless ``replace``.
         """
 
         def add(found: F) -> F:
             existing = self._registered.get(name) or self._loaded.get(name)
+            if replace and existing is not None and existing is not found:
+                self.unregister(name)
+                self._loaded.pop(name, None)
+                existing = None
             if existing is not None and existing is not found:
                 raise ValueError(f"{self.kind} name {name!r} is already taken by {existing!r}")
             if name in self._builtins and name not in self._loaded:
@@ -80,18 +94,19 @@ class Registry(Generic[F]):
         return self._entry_points
 
     def names(self) -> list[str]:
-        """Return every name: built-ins in table order, then registered, then third-party."""
-        names = list(self._builtins)
-        names += [n for n in self._registered if n not in self._builtins]
-        names += [n for n in self._third_party() if n not in names]
-        return names
+        """Return every name: built-ins in table order, then registered, then third-party
+        (registered, then third-party, then built-ins when ``added_first``)."""
+        added = [n for n in self._registered if n not in self._builtins]
+        added += [n for n in self._third_party() if n not in added and n not in self._builtins]
+        builtins = list(self._builtins)
+        return added + builtins if self.added_first else builtins + added
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name in self.names()
 
     def get(self, name: str) -> F:
         """Return the factory called ``name``; raise OpenEvalError listing the valid names."""
-        found = self._loaded.get(name) or self._registered.get(name)
+        found = self._registered.get(name) or self._loaded.get(name)
         if found is not None:
             return found
         if name in self._builtins:

@@ -2,21 +2,24 @@
 
 A built-in adapter is one module in this package exposing ``ADAPTER`` and one line in
 ``_BUILTIN`` below; third-party adapters register through the ``openeval.adapters`` entry-point
-group (the entry point names an object with the :class:`TraceAdapter` shape). Modules are
-imported only when a trace is read, so ``openeval --help`` never pays for them.
+group (the entry point names an object with the :class:`TraceAdapter` shape, or a module
+holding ``ADAPTER``), or at run time with :func:`register_adapter`. The registry is the shared
+:class:`openeval.registry.Registry`, set to list added formats first, so a plugin's format is
+tried before the built-ins. Modules are imported only when a trace is read, so ``openeval
+--help`` never pays for them.
 """
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import import_module
-from importlib.metadata import entry_points
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
-from openeval.errors import TraceFormatError
+from openeval.errors import OpenEvalError, TraceFormatError
 from openeval.io import check_trace
 from openeval.models import AgentTrace
+from openeval.registry import Registry
 
 # Detection order. The native format comes first: it is what suites hold most, and its refusal
 # (an object with a string task_id and a steps list) matches no other format's shape. Among
@@ -31,47 +34,33 @@ _BUILTIN: dict[str, str] = {
     "anthropic": "openeval.adapters.anthropic",
 }
 
-_extra: dict[str, TraceAdapter] = {}
-_loaded: dict[str, TraceAdapter] = {}
+ADAPTERS: Registry[Any] = Registry(
+    "trace format", "openeval.adapters",
+    {name: f"{module}:ADAPTER" for name, module in _BUILTIN.items()}, added_first=True,
+)
 
 
 def register_adapter(adapter: TraceAdapter) -> TraceAdapter:
-    """Add ``adapter`` to the registry (checked before the built-ins); return it unchanged."""
-    _extra[adapter.name] = adapter
-    _loaded.pop(adapter.name, None)
+    """Add ``adapter`` to the registry (tried before the built-ins, replacing one of the same
+    name); return it unchanged."""
+    ADAPTERS.register(adapter.name, adapter, replace=True)
     return adapter
-
-
-@cache  # scanning installed distributions costs ~10 ms; a suite asks once per trace
-def _entry_point_adapters() -> dict[str, str]:
-    return {ep.name: ep.value for ep in entry_points(group="openeval.adapters")}
 
 
 def format_names() -> list[str]:
     """Return every known format name, in detection order."""
-    names = list(_extra)
-    names += [n for n in _entry_point_adapters() if n not in names]
-    names += [n for n in _BUILTIN if n not in names]
-    return names
+    return ADAPTERS.names()
 
 
 def get_adapter(name: str) -> TraceAdapter:
     """Return the adapter called ``name``; raise TraceFormatError listing the valid names."""
-    if name in _extra:
-        return _extra[name]
-    if name in _loaded:
-        return _loaded[name]
-    third_party = _entry_point_adapters()
-    if name in third_party:
-        module_name, _, attr = third_party[name].partition(":")
-        adapter: TraceAdapter = getattr(import_module(module_name), attr or "ADAPTER")
-    elif name in _BUILTIN:
-        adapter = import_module(_BUILTIN[name]).ADAPTER
-    else:
-        raise TraceFormatError(
-            f"unknown trace format {name!r}; expected one of: {', '.join(format_names())}"
-        )
-    _loaded[name] = adapter
+    try:
+        found = ADAPTERS.get(name)
+    except OpenEvalError as exc:
+        raise TraceFormatError(exc.message) from None
+    if isinstance(found, ModuleType):  # an entry point naming a module holding ADAPTER
+        found = found.ADAPTER
+    adapter: TraceAdapter = found
     return adapter
 
 
