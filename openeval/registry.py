@@ -44,6 +44,7 @@ class Registry(Generic[F]):
         builtins: Mapping[str, str] | None = None,
         *,
         added_first: bool = False,
+        module_attr: str | None = None,
     ) -> None:
         self.kind = kind
         """What an entry is, in messages: ``metric``, ``check``, ``trace format`` ..."""
@@ -53,6 +54,9 @@ class Registry(Generic[F]):
         self._loaded: dict[str, F] = {}
         self._registered: dict[str, F] = {}
         self._entry_points: dict[str, Any] | None = None
+        self.module_attr = module_attr
+        """The attribute to take when a third-party entry point names a whole module
+        (``REPORTER``, ``ADAPTER``); None: the module is not an entry."""
         self.added_first = added_first
         """List (and so try) run-time and third-party entries before the built-ins: trace
         formats are detected in list order, and a plugin's format must get the first look."""
@@ -118,6 +122,8 @@ class Registry(Generic[F]):
         if ep is None:
             raise OpenEvalError(unknown_name(self.kind, name, self.names()))
         third: F = ep.load()
+        if self.module_attr is not None and isinstance(third, types.ModuleType):
+            third = getattr(third, self.module_attr)
         self._loaded[name] = third
         return third
 

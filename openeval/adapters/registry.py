@@ -12,7 +12,6 @@ tried before the built-ins. Modules are imported only when a trace is read, so `
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
@@ -36,7 +35,8 @@ _BUILTIN: dict[str, str] = {
 
 ADAPTERS: Registry[Any] = Registry(
     "trace format", "openeval.adapters",
-    {name: f"{module}:ADAPTER" for name, module in _BUILTIN.items()}, added_first=True,
+    {name: f"{module}:ADAPTER" for name, module in _BUILTIN.items()},
+    added_first=True, module_attr="ADAPTER",
 )
 
 
@@ -55,12 +55,9 @@ def format_names() -> list[str]:
 def get_adapter(name: str) -> TraceAdapter:
     """Return the adapter called ``name``; raise TraceFormatError listing the valid names."""
     try:
-        found = ADAPTERS.get(name)
+        adapter: TraceAdapter = ADAPTERS.get(name)
     except OpenEvalError as exc:
         raise TraceFormatError(exc.message) from None
-    if isinstance(found, ModuleType):  # an entry point naming a module holding ADAPTER
-        found = found.ADAPTER
-    adapter: TraceAdapter = found
     return adapter
 
 

@@ -9,7 +9,6 @@ suite always gives the same text. The registry is the shared :class:`openeval.re
 
 from __future__ import annotations
 
-from types import ModuleType
 from typing import Any, Protocol
 
 from openeval.errors import OpenEvalError, SuiteError
@@ -38,12 +37,15 @@ class Reporter(Protocol):
         ...
 
 
-REPORTERS: Registry[Any] = Registry("report format", "openeval.reporters", BUILTIN_REPORTERS)
+REPORTERS: Registry[Any] = Registry(
+    "report format", "openeval.reporters", BUILTIN_REPORTERS, module_attr="REPORTER"
+)
 
 
 def register_reporter(reporter: Reporter) -> Reporter:
-    """Add ``reporter`` to the registry under its name; return it."""
-    REPORTERS.register(reporter.name, reporter)
+    """Add ``reporter`` to the registry under its name (replacing one of that name); return
+    it."""
+    REPORTERS.register(reporter.name, reporter, replace=True)
     return reporter
 
 
@@ -55,12 +57,9 @@ def format_names() -> list[str]:
 def get_reporter(name: str) -> Reporter:
     """Return the reporter called ``name``; raise SuiteError listing the valid names."""
     try:
-        found = REPORTERS.get(name)
+        reporter: Reporter = REPORTERS.get(name)
     except OpenEvalError as exc:
         raise SuiteError(exc.message) from None
-    if isinstance(found, ModuleType):  # an entry point naming a module holding REPORTER
-        found = found.REPORTER
-    reporter: Reporter = found
     return reporter
 
 
