@@ -234,3 +234,19 @@ def test_a_locale_without_utf8_never_crashes_printing(suite_root: Path, command:
     assert_clean(done)
     assert done.returncode == (0 if command == "run" else 1)
     assert "code-" in done.stdout
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="fixtura itself needs Python 3.11")
+def test_an_agent_spec_that_exits_never_passes_the_gate(tmp_path: Path) -> None:
+    # A spec module that calls sys.exit(0) while being imported once ended the run with exit 0.
+    (tmp_path / "exiting_agent.py").write_text("import sys\nsys.exit(0)\n")
+    fixtura = Path(__file__).resolve().parents[2] / "examples" / "quickstart" / \
+        "08-fixtura-recording"
+    done = subprocess.run(
+        [sys.executable, "-m", "openeval", "run", "--suite", str(fixtura),
+         "--agent-spec", "exiting_agent:spec"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False,
+    )
+    assert done.returncode != 0
+    assert "building the agent spec raised SystemExit" in done.stdout + done.stderr
+    assert_clean(done)

@@ -112,13 +112,14 @@ def current_fingerprint(agent_spec: str, *, trace_path: Path) -> Any:
             "returning one, importable from the current folder or PYTHONPATH)",
             location=where,
         ) from None
-    except Exception as exc:  # the user's own module failed while importing or building
+    except (Exception, SystemExit) as exc:  # the user's module failed, or exited, on import
+        # sys.exit(0) in the user's module must never end the run with exit 0 (a passed gate).
         raise SuiteError(
             f"building the agent spec raised {type(exc).__name__}: {exc}", location=where
         ) from None
     try:
         fingerprint = spec.fingerprint()
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         raise SuiteError(
             f"fingerprinting the agent spec raised {type(exc).__name__}: {exc}", location=where
         ) from None
