@@ -22,6 +22,10 @@ from openeval.results.records import CaseResult, SuiteResult
 
 Severity = Literal["error", "warning", "notice"]
 
+MAX_ANNOTATIONS = 10
+"""Case annotations written at most: GitHub shows 10 annotations of each kind per step, and
+more would only hide the verdict line's neighbours."""
+
 _DATA_ESCAPES = (("%", "%25"), ("\r", "%0D"), ("\n", "%0A"))
 _PROPERTY_ESCAPES = (*_DATA_ESCAPES, (":", "%3A"), (",", "%2C"))
 
@@ -120,12 +124,15 @@ class GitHubReporter:
     description: str = "GitHub Actions annotations: one ::error line per failed or errored case"
 
     def render(self, suite: SuiteResult) -> str:
-        """Return the verdict line, then one annotation per failed or errored case."""
+        """Return the verdict line, then one annotation per failed or errored case in suite
+        order; past :data:`MAX_ANNOTATIONS` cases, errored ones first and a notice of how many
+        were left out."""
         verdict: Severity = "notice" if suite.gate_passed else "error"
         lines = [command(verdict, verdict_line(suite), title="OpenEval"), *gate_message(suite)]
-        for case in suite.cases:
-            if case.passed:
-                continue
+        bad = [c for c in suite.cases if not c.passed]
+        if len(bad) > MAX_ANNOTATIONS:  # too many to show: a broken pipeline goes first
+            bad.sort(key=lambda c: not c.errored)  # stable: suite order within each group
+        for case in bad[:MAX_ANNOTATIONS]:
             severity: Severity = "error" if case.errored or not suite.gate_passed else "warning"
             outcome = "errored" if case.errored else "failed"
             lines.append(
@@ -136,6 +143,15 @@ class GitHubReporter:
                     title=f"OpenEval: {case.case_id} {outcome}",
                 )
             )
+        left_out = len(bad) - MAX_ANNOTATIONS
+        if left_out > 0:
+            lines.append(command(
+                "notice",
+                f"{left_out} more failed or errored case(s) not annotated (GitHub shows only "
+                f"{MAX_ANNOTATIONS} annotations of a kind per step); every case is in the job "
+                "summary and the results folder",
+                title="OpenEval",
+            ))
         return "\n".join(lines) + "\n"
 
 

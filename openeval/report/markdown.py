@@ -159,16 +159,35 @@ def _check_section(summary: Summary) -> list[str]:
     return ["", "### Metrics and checks", "", *_table(header, rows)]
 
 
+MAX_ROWS = 300
+"""Rows a table lists at most: GitHub refuses a job summary over 1 MiB, and 10,000 cases would
+be 1.5 MB. Past it, the cases that did not pass are listed first and a line says how many rows
+were left out and where the whole run is."""
+
+
+def _bounded(rows: list[list[str]], what: str) -> tuple[list[list[str]], list[str]]:
+    if len(rows) <= MAX_ROWS:
+        return rows, []
+    note = (f"{len(rows) - MAX_ROWS} more {what} not listed here; every one is in the results "
+            "folder (`openeval report --format html` or `--format json` renders them all).")
+    return rows[:MAX_ROWS], ["", note]
+
+
 def _case_section(suite: SuiteResult, summary: Summary) -> list[str]:
     names = list(summary.per_check)
     rows = []
-    for case in suite.cases:
+    cases = list(suite.cases)
+    if len(cases) > MAX_ROWS:  # too many to list: the cases that need a look come first
+        cases.sort(key=lambda c: c.status == "passed")
+    for case in cases:
         rows.append([
             cell(case.case_id), _STATUS_CELL[case.status],
             *(_VERDICT_CELL.get(v, v) if (v := case.verdict_cell(n)) else "-" for n in names),
         ])
+    total = len(rows)
+    rows, note = _bounded(rows, "cases")
     table = _table(["case", "status", *(cell(n) for n in names)], rows)
-    return ["", "### Cases", "", *_fold(f"All {len(rows)} cases", table, len(rows))]
+    return ["", "### Cases", "", *_fold(f"All {total} cases", table, len(rows)), *note]
 
 
 def _failed(check: CheckResult) -> bool:
@@ -186,8 +205,11 @@ def _failure_section(suite: SuiteResult) -> list[str]:
     ]
     if not rows:
         return []
+    total = len(rows)
+    rows, note = _bounded(rows, "failed results")
     table = _table(["case", "metric or check", "verdict", "score", "details"], rows)
-    return ["", "### Failures", "", *_fold(f"{len(rows)} failed results", table, len(rows))]
+    return ["", "### Failures", "",
+            *_fold(f"{total} failed results", table, len(rows)), *note]
 
 
 def _warning_section(suite: SuiteResult) -> list[str]:

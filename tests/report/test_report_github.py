@@ -140,3 +140,17 @@ def test_any_text_round_trips_on_a_single_line(
 
 def test_github_is_a_registered_format() -> None:
     assert "github" in format_names()
+
+
+def test_annotations_are_bounded_errored_first_and_say_how_many_were_left_out() -> None:
+    from builders import case
+
+    from openeval.report.github import MAX_ANNOTATIONS
+
+    cases = [case(f"f{i:02d}", False) for i in range(30)] + [case("boom", error="unreadable")]
+    lines = render(SuiteResult(cases=tuple(cases)), "github").splitlines()
+    annotations = [line for line in lines[1:] if "file=" in line]
+    assert len(annotations) == MAX_ANNOTATIONS
+    assert "boom errored" in annotations[0]  # a broken pipeline is the first thing shown
+    cmd, _, message = decode(lines[-1])
+    assert cmd == "notice" and message.startswith(f"{31 - MAX_ANNOTATIONS} more failed")

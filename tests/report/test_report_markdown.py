@@ -84,3 +84,17 @@ def test_long_case_table_folds(count: int, folded: bool) -> None:
 def test_same_suite_same_text() -> None:
     suite = run_suite(SUITES / "mixed")
     assert render(suite, "markdown") == render(run_suite(SUITES / "mixed"), "markdown")
+
+
+def test_a_huge_suite_fits_a_github_job_summary() -> None:
+    from openeval.report.markdown import MAX_ROWS
+
+    cases = tuple(case(f"case-{i:05d}", True, i % 7 != 0, details="x" * 200)
+                  for i in range(10_000))
+    text = render(SuiteResult(cases=cases), "markdown")
+    assert len(text.encode()) < 1024 * 1024  # GitHub's step-summary limit
+    failing = sum(i % 7 == 0 for i in range(10_000))
+    assert f"{10_000 - MAX_ROWS} more cases not listed here" in text
+    assert f"{failing - MAX_ROWS} more failed results not listed here" in text
+    # Failing cases are listed before passing ones once the table is cut.
+    assert "| case-00000 | ❌ failed |" in text and "| case-00001 | ✅ passed |" not in text
