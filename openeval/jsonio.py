@@ -220,11 +220,15 @@ def join_path(base: str, part: str | int) -> str:
     return base + piece if piece.startswith("[") else f"{base}.{piece}"
 
 
-def read_json_file(path: Path, *, error: type[OpenEvalError] = OpenEvalError) -> Any:
+def read_json_file(
+    path: Path, *, error: type[OpenEvalError] = OpenEvalError, unique_keys: bool = False
+) -> Any:
     """Return the JSON value stored in ``path``; raise ``error`` naming the file when unreadable.
 
     Only regular files are read (:mod:`openeval.io.files`): a path naming a device, FIFO or
-    folder is an error, never an endless or blocked read.
+    folder is an error, never an endless or blocked read. With ``unique_keys``, an object that
+    holds one key twice is refused (JSON parsers keep the last one silently, so a test case
+    saying ``"max_steps"`` twice would run with whichever came last).
     """
     handle, size = open_regular(path, error=error, expected="a JSON file")
     try:
@@ -232,7 +236,36 @@ def read_json_file(path: Path, *, error: type[OpenEvalError] = OpenEvalError) ->
             data = handle.read(size + 1)
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", source=path) from None
-    return parse_json(data, source=path, error=error)
+    value = parse_json(data, source=path, error=error)
+    if unique_keys:
+        _refuse_duplicate_keys(data, source=path, error=error)
+    return value
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKey(key)
+        found[key] = value
+    return found
+
+
+def _refuse_duplicate_keys(data: bytes, *, source: Path, error: type[OpenEvalError]) -> None:
+    """Raise ``error`` naming the first key that appears twice in one object of ``data``."""
+    try:
+        json.loads(data, object_pairs_hook=_pairs_without_duplicates)
+    except _DuplicateKey as exc:
+        raise error(
+            f"key {exc.args[0]!r} appears twice in one object; say each setting once",
+            source=source,
+        ) from None
+    except (ValueError, RecursionError):  # parse_json accepted it: nothing more to say here
+        pass
 
 
 def dump_json(value: Any) -> bytes:

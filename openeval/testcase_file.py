@@ -21,12 +21,13 @@ def load_test_case(path: str | Path) -> EvalTestCase:
     """Return the test case stored in ``path``.
 
     Raises TestCaseError naming the file and the JSON path when the file is missing, is not
-    JSON, does not fit the schema, names a metric that is not registered, or holds a malformed
-    argument matcher or ``trajectory`` setting. The ``trace`` key, when present, is kept as
-    written (a path relative to the test case file).
+    JSON, says one key twice, does not fit the schema, names a metric that is not registered,
+    or holds a malformed argument matcher or ``trajectory`` setting. The ``trace`` key, when
+    present, is kept as written (a path relative to the test case file).
     """
     path = Path(path)
-    return build_test_case(read_json_file(path, error=TestCaseError), source=path)
+    document = read_json_file(path, error=TestCaseError, unique_keys=True)
+    return build_test_case(document, source=path)
 
 
 def build_test_case(document: object, *, source: str | Path | None) -> EvalTestCase:

@@ -80,3 +80,16 @@ def test_broken_test_cases_are_named_with_their_place(
     assert error.location == location
     assert words in error.message
     assert str(error).startswith(str(path))
+
+
+@pytest.mark.parametrize("text", [
+    '{"task_id": "t", "max_steps": 3, "max_steps": 30}',
+    '{"task_id": "t", "expected_tool_calls": [{"tool": "a", "args": {"x": 1, "x": 2}}]}',
+])
+def test_a_key_said_twice_is_refused_naming_it(tmp_path: Path, text: str) -> None:
+    # JSON parsers keep the last one silently: the case would run with a setting nobody saw.
+    path = tmp_path / "testcase.json"
+    path.write_text(text)
+    with pytest.raises(TestCaseError, match="appears twice in one object") as caught:
+        load_test_case(path)
+    assert caught.value.source == str(path)

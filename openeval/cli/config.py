@@ -97,7 +97,7 @@ def config(suite_dir: Path, case_name: str | None, output_format: str) -> None:
         case = None
         if case_name is not None:
             spec = _find_case(specs, case_name, suite_dir)
-            document = read_json_file(spec.testcase_path, error=TestCaseError)
+            document = read_json_file(spec.testcase_path, error=TestCaseError, unique_keys=True)
             found = read_case(spec.testcase_path, RunPlan.of(config=suite_config))
             case = (spec, case_setting_list(
                 document, found.merged, found.plan.checks, found.trials_rule,

@@ -91,7 +91,7 @@ def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
     from openeval.suite.config import merge_case
     from openeval.testcase_file import build_test_case
 
-    document = read_json_file(testcase_path, error=TestCaseError)
+    document = read_json_file(testcase_path, error=TestCaseError, unique_keys=True)
     test_case = build_test_case(document, source=testcase_path)
     layers = plan.config.applying(testcase_path) if plan.config is not None else ()
     rule = DEFAULT_RULE
