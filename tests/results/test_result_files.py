@@ -114,7 +114,7 @@ def _first_case(out: Path) -> Path:
     return out / json.loads((out / "summary.json").read_text())["result_files"][0]
 
 
-def _edit_case(change: Callable[[dict[str, object]], None]) -> Callable[[Path], str]:
+def _edit_case(change: Callable[[dict[str, Any]], None]) -> Callable[[Path], str]:
     def edit(out: Path) -> str:
         path = _first_case(out)
         data = json.loads(path.read_text())
@@ -296,29 +296,19 @@ def test_trial_files_fit_the_schema_and_keep_single_cases_as_they_were(tmp_path:
                                             "pass_at_k": (1 / 3 + 1 / 2) / 2}
 
 
-def _edit_trials(change: Callable[[dict[str, Any]], None]) -> Callable[[Path], str]:
-    def edit(out: Path) -> str:
-        path = _first_case(out)
-        data = json.loads(path.read_text())
-        change(data)
-        path.write_text(json.dumps(data))
-        return path.name
-
-    return edit
-
 
 BROKEN_TRIALS: list[tuple[str, Callable[[Path], str], str, str]] = [
-    ("trial-status-lies", _edit_trials(lambda d: d["trials"][1].update(status="passed")),
+    ("trial-status-lies", _edit_case(lambda d: d["trials"][1].update(status="passed")),
      "trials[1].status", "does not match the trial's error and checks"),
     ("trial-verdict-lies",
-     _edit_trials(lambda d: d["trials"][0]["checks"][1].update(verdict="fail")),
+     _edit_case(lambda d: d["trials"][0]["checks"][1].update(verdict="fail")),
      "trials[0].checks[1].verdict", "does not follow from its scores"),
-    ("stats-edited", _edit_trials(lambda d: d["trial_stats"].update(passed=3)), "trial_stats",
+    ("stats-edited", _edit_case(lambda d: d["trial_stats"].update(passed=3)), "trial_stats",
      "but the trials give"),
-    ("unknown-rule", _edit_trials(lambda d: d.update(trials_rule="most")), "trials_rule",
+    ("unknown-rule", _edit_case(lambda d: d.update(trials_rule="most")), "trials_rule",
      "unknown trials rule 'most'"),
     ("checks-beside-trials",
-     _edit_trials(lambda d: d.update(checks=d["trials"][0]["checks"])), "checks",
+     _edit_case(lambda d: d.update(checks=d["trials"][0]["checks"])), "checks",
      "holds its checks in each trial"),
     ("gate-figure-edited",
      lambda out: _edit_summary("gates", [{"name": "m0", "figure": 0.1, "line": 0.5,
