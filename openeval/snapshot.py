@@ -4,30 +4,130 @@ The draft pins down what a good run *did*: the tools it ran with their arguments
 state, and a step budget equal to its number of tool calls. It leaves the wording of the final
 answer unchecked (``expected_output_contains`` stays empty), because model text changes from
 run to run while tool calls and state should not; add the phrases that matter by hand.
+
+Asked for a trajectory mode, the draft also holds a ``trajectory`` block (CONTRACT 6.1) with
+that mode and the ``ignore_args`` globs; ignored argument paths are left out of the expected
+calls too, so ``argument_correctness`` does not check them either.
+
+Values that differ on every run of the same task are generalised, unless ``exact``: a string
+that is, as a whole, one of the :data:`VOLATILE_KINDS` becomes ``{"$type": "string"}``
+(CONTRACT 6.2), in the expected calls' arguments and the expected final state, at any depth.
+The rule recognises only shapes no ordinary word or number has; a bare date (``2026-03-01``)
+is kept, since it is usually what the task asked for ("fly on 1 March"), not when the run
+happened. proposals/0030-trajectory-matching.md gives the reasons.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from openeval.matching.calls import CallRules, glob_pattern
+from openeval.matching.matchers import is_matcher_object
+from openeval.matching.trajectory import TRAJECTORY_MODES
 from openeval.models import AgentTrace, EvalTestCase
+from openeval.values import MAX_JSON_DEPTH
+
+ANY_STRING: dict[str, str] = {"$type": "string"}
+"""The matcher a volatile value is replaced with."""
+
+_HEX = "[0-9a-fA-F]"
+_TIME = r"(?:[01]\d|2[0-3]):[0-5]\d(?::(?:[0-5]\d|60)(?:[.,]\d+)?)?"
+_DATE = r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+_ZONE = r"(?:Z|z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?"
+
+VOLATILE_KINDS: dict[str, re.Pattern[str]] = {
+    # Any version and variant: the 8-4-4-4-12 hex shape is all that makes a uuid.
+    "uuid": re.compile(f"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"),
+    # A date with a time of day, extended or basic form: when the run happened, not a choice.
+    "timestamp": re.compile(
+        f"{_DATE}[Tt ]{_TIME}{_ZONE}"
+        r"|\d{4}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3])[0-5]\d(?:[0-5]\d)?"
+        r"(?:[.,]\d+)?(?:Z|[+-]\d{4})?"
+    ),
+    # 16+ hex digits in one case with both a digit and a letter (trace ids, hashes, object
+    # ids): a word has no digit, and a long run of digits alone may be an order or card number.
+    "hex id": re.compile(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{16,}"
+                         r"|(?=[0-9A-F]*[A-F])(?=[0-9A-F]*\d)[0-9A-F]{16,}"),
+}
+"""The kinds of string the snapshot treats as volatile, each matched against the whole
+string: a uuid, an ISO 8601 timestamp (a date with a time of day), a long hex id."""
+
+_LONGEST_VOLATILE = 200
+"""Longer strings are never volatile (no id or timestamp is this long); keeps matching cheap."""
 
 
-def expected_calls(trace: AgentTrace) -> list[dict[str, Any]]:
+def volatile_kind(value: str) -> str | None:
+    """Return the kind (a key of :data:`VOLATILE_KINDS`) of a string that is volatile as a
+    whole, or None for any other string."""
+    if len(value) > _LONGEST_VOLATILE:
+        return None
+    for kind, pattern in VOLATILE_KINDS.items():
+        if pattern.fullmatch(value):
+            return kind
+    return None
+
+
+@dataclass
+class Generalised:
+    """What :func:`generalise` replaced: the JSON paths of the volatile values, with kinds."""
+
+    replaced: list[tuple[str, str]] = field(default_factory=list)
+    """``(path, kind)`` in the order met (``expected_tool_calls[0].args.id``, ``uuid``)."""
+
+
+def generalise(value: Any, path: str, found: Generalised, *, exact: bool = False) -> Any:
+    """Return a copy of ``value`` (a trace's JSON value) fit to stand as an expected value.
+
+    A string volatile as a whole becomes ``{"$type": "string"}`` (unless ``exact``), recorded
+    in ``found`` under its JSON ``path``. An object that would read as a matcher (every key
+    starts with ``$``, as in a Mongo update) is wrapped in ``{"$eq": ...}`` so it is compared
+    literally, exact or not. Values nested past the JSON depth limit are copied as they are.
+    """
+    return _generalise(value, path, found, exact, 0)
+
+
+def _generalise(value: Any, path: str, found: Generalised, exact: bool, depth: int) -> Any:
+    if isinstance(value, str):
+        kind = None if exact else volatile_kind(value)
+        if kind is None:
+            return value
+        found.replaced.append((path, kind))
+        return dict(ANY_STRING)
+    if depth >= MAX_JSON_DEPTH or not isinstance(value, (Mapping, list)):
+        return copy.deepcopy(value)
+    if isinstance(value, list):
+        return [_generalise(v, f"{path}[{i}]", found, exact, depth + 1)
+                for i, v in enumerate(value)]
+    if is_matcher_object(value):
+        # Compared literally: its insides are the recorded value, not matchers to generalise.
+        return {"$eq": copy.deepcopy(dict(value))}
+    return {key: _generalise(v, f"{path}.{key}", found, exact, depth + 1)
+            for key, v in value.items()}
+
+
+def expected_calls(
+    trace: AgentTrace, *, ignore_args: Sequence[str] = ()
+) -> list[dict[str, Any]]:
     """Return ``{"tool": name, "args": {...}}`` for each executed call (not denied, not failed).
 
     ``args`` is left out when the trace does not know the call's arguments as a JSON object.
+    Argument paths matching an ``ignore_args`` glob (dotted, ``*`` crossing dots, as in the
+    ``trajectory`` block) are left out.
     """
+    rules = CallRules("superset", ignore=glob_pattern(ignore_args))
     calls: list[dict[str, Any]] = []
     for step in trace.tool_calls():
         if step.denied or step.error is not None or not step.tool_name:
             continue
         call: dict[str, Any] = {"tool": step.tool_name}
         if step.tool_args is not None:
-            call["args"] = copy.deepcopy(step.tool_args)
+            call["args"] = copy.deepcopy(rules.normalize(step.tool_args))
         calls.append(call)
     return calls
 
@@ -43,7 +143,14 @@ def trace_reference(trace_path: Path, testcase_path: Path) -> str:
 
 
 def draft_test_case(
-    trace: AgentTrace, *, task_id: str | None = None, trace_ref: str | None = None
+    trace: AgentTrace,
+    *,
+    task_id: str | None = None,
+    trace_ref: str | None = None,
+    mode: str | None = None,
+    ignore_args: Sequence[str] = (),
+    exact: bool = False,
+    found: Generalised | None = None,
 ) -> EvalTestCase:
     """Return a test case that the given known-good ``trace`` passes.
 
@@ -51,18 +158,37 @@ def draft_test_case(
     leaves it unset). ``max_steps`` is the trace's number of tool calls, denied ones included;
     when some calls were denied or failed (so they are not expected), ``optimal_steps`` says the
     trace's own count is the efficient one.
+
+    ``mode`` (one of the trajectory modes) or ``ignore_args`` adds a ``trajectory`` block
+    (mode ``in_order`` when only globs are given). Volatile strings are replaced by
+    ``{"$type": "string"}`` unless ``exact``; ``found``, when given, collects where. Raises
+    ValueError for a mode that is not one of the trajectory modes, or an empty glob.
     """
-    expected = expected_calls(trace)
+    if mode is not None and mode not in TRAJECTORY_MODES:
+        raise ValueError(f"{mode!r} is not one of {', '.join(TRAJECTORY_MODES)}")
+    if any(not glob for glob in ignore_args):
+        raise ValueError("an ignore_args glob is empty; expected an argument path glob")
+    found = found if found is not None else Generalised()
+    expected = generalise(
+        expected_calls(trace, ignore_args=ignore_args), "expected_tool_calls", found, exact=exact
+    )
+    state = generalise(trace.actual_state, "expected_final_state", found, exact=exact)
     calls = len(trace.tool_calls())
+    trajectory: dict[str, Any] | None = None
+    if mode is not None or ignore_args:
+        trajectory = {"mode": mode or "in_order"}
+        if ignore_args:
+            trajectory["ignore_args"] = list(ignore_args)
     return EvalTestCase(
         task_id=task_id or trace.task_id,
         input=trace.input,
         expected_tool_calls=expected,
-        expected_final_state=copy.deepcopy(trace.actual_state),
+        expected_final_state=state,
         expected_output_contains=[],
         max_steps=calls,
         optimal_steps=calls if calls != len(expected) else None,
         trace=trace_ref,
+        trajectory=trajectory,
     )
 
 

@@ -8,6 +8,7 @@ the place, when the trace cannot be read.
 
 from __future__ import annotations
 
+import difflib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -148,39 +149,83 @@ def inspect(trace_path: Path, trace_format: str | None) -> None:
     click.echo(final)
 
 
+_MODES_HELP = "strict, in_order, unordered, superset or subset"
+
+
 @click.command()
 @_trace_argument
 @_format_option
 @click.option("-o", "--output", "output_path", type=click.Path(path_type=Path), required=True,
               help="Test case file to write (e.g. testcase.json).")
 @click.option("--task-id", help="Task id of the test case (default: the trace's).")
+@click.option("--mode", metavar="MODE",
+              help=f"Also write a trajectory block with this mode: {_MODES_HELP}.")
+@click.option("--ignore-args", "ignore_args", metavar="GLOB", multiple=True,
+              help="Argument paths to leave out of the expected calls and ignore in the "
+                   "trajectory (dotted, '*' crosses dots: '*_id', 'request.*'). Repeatable; "
+                   "alone it implies --mode in_order.")
+@click.option("--exact", is_flag=True,
+              help="Keep every value as recorded; by default uuids, timestamps (a date with a "
+                   "time of day) and long hex ids become {\"$type\": \"string\"}.")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 def snapshot(
     trace_path: Path,
     trace_format: str | None,
     output_path: Path,
     task_id: str | None,
+    mode: str | None,
+    ignore_args: tuple[str, ...],
+    exact: bool,
     force: bool,
 ) -> None:
     """Draft a test case from a known-good TRACE: its tool calls, final state and step count.
 
     The draft expects the trace's executed (non-denied) tool calls with their arguments, its
     final state, and at most as many tool calls as it made; it does not check the answer's
-    wording. Exit 0 when written, 2 when TRACE cannot be read or OUTPUT exists (use --force).
+    wording. With --mode it also asks trajectory_match for that mode. Values that change on
+    every run (uuids, timestamps, long hex ids) are written as {"$type": "string"} unless
+    --exact; the paths replaced are listed. Exit 0 when written, 2 when TRACE cannot be read,
+    a flag is invalid, or OUTPUT exists (use --force).
     """
     from openeval.jsonio import dump_json
-    from openeval.snapshot import case_document, draft_test_case, trace_reference
+    from openeval.matching.trajectory import TRAJECTORY_MODES
+    from openeval.snapshot import Generalised, case_document, draft_test_case, trace_reference
+    from openeval.values import short_json
 
+    if mode is not None and mode not in TRAJECTORY_MODES:
+        close = difflib.get_close_matches(mode, TRAJECTORY_MODES, n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        _fail(OpenEvalError(
+            f"--mode: {short_json(mode)} is not one of {', '.join(TRAJECTORY_MODES)}{hint}"))
+    if any(not glob for glob in ignore_args):
+        _fail(OpenEvalError("--ignore-args: an empty glob; expected an argument path such as "
+                            "'*_id' or 'request.*'"))
     if output_path.exists() and not force:
         _fail(OpenEvalError("already exists; use --force to overwrite", source=output_path))
     trace = _load(trace_path, trace_format)
+    found = Generalised()
     case = draft_test_case(
-        trace, task_id=task_id, trace_ref=trace_reference(trace_path, output_path)
+        trace, task_id=task_id, trace_ref=trace_reference(trace_path, output_path),
+        mode=mode, ignore_args=ignore_args, exact=exact, found=found,
     )
     _write(output_path, dump_json(case_document(case)))
     calls = len(case.expected_tool_calls)
+    trajectory = f", trajectory {case.trajectory['mode']}" if case.trajectory else ""
     click.echo(
         f"openeval: wrote {output_path}: {calls} expected tool call(s), "
-        f"{len(case.expected_final_state)} state key(s), max_steps {case.max_steps}",
+        f"{len(case.expected_final_state)} state key(s), max_steps {case.max_steps}{trajectory}",
         err=True,
     )
+    if found.replaced:
+        shown = ", ".join(f"{path} ({kind})" for path, kind in found.replaced[:_LISTED])
+        more = len(found.replaced) - _LISTED
+        click.echo(
+            printable(f"openeval: {len(found.replaced)} volatile value(s) written as "
+                      f'{{"$type": "string"}} (--exact keeps them): {shown}'
+                      + (f" and {more} more" if more > 0 else "")),
+            err=True,
+        )
+
+
+_LISTED = 10
+"""Replaced paths ``snapshot`` names; the rest are counted."""
