@@ -7,7 +7,8 @@ run to run while tool calls and state should not; add the phrases that matter by
 
 Asked for a trajectory mode, the draft also holds a ``trajectory`` block (CONTRACT 6.1) with
 that mode and the ``ignore_args`` globs; ignored argument paths are left out of the expected
-calls too, so ``argument_correctness`` does not check them either.
+calls too (inside an object argument they stay as ``{"$exists": true}``), so
+``argument_correctness`` does not check their values either.
 
 Values that differ on every run of the same task are generalised, unless ``exact``: a string
 that is, as a whole, one of the :data:`VOLATILE_KINDS` becomes ``{"$type": "string"}``
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from openeval.matching.calls import CallRules, glob_pattern
+from openeval.matching.calls import glob_pattern
 from openeval.matching.matchers import is_matcher_object
 from openeval.matching.trajectory import TRAJECTORY_MODES
 from openeval.models import AgentTrace, EvalTestCase
@@ -35,6 +36,8 @@ from openeval.values import MAX_JSON_DEPTH
 
 ANY_STRING: dict[str, str] = {"$type": "string"}
 """The matcher a volatile value is replaced with."""
+PRESENT: dict[str, bool] = {"$exists": True}
+"""The matcher an ignored argument path inside an object argument is replaced with."""
 
 _HEX = "[0-9a-fA-F]"
 _TIME = r"(?:[01]\d|2[0-3]):[0-5]\d(?::(?:[0-5]\d|60)(?:[.,]\d+)?)?"
@@ -81,18 +84,36 @@ class Generalised:
     """``(path, kind)`` in the order met (``expected_tool_calls[0].args.id``, ``uuid``)."""
 
 
-def generalise(value: Any, path: str, found: Generalised, *, exact: bool = False) -> Any:
+def generalise(
+    value: Any,
+    path: str,
+    found: Generalised,
+    *,
+    exact: bool = False,
+    ignore: re.Pattern[str] | None = None,
+) -> Any:
     """Return a copy of ``value`` (a trace's JSON value) fit to stand as an expected value.
 
     A string volatile as a whole becomes ``{"$type": "string"}`` (unless ``exact``), recorded
     in ``found`` under its JSON ``path``. An object that would read as a matcher (every key
     starts with ``$``, as in a Mongo update) is wrapped in ``{"$eq": ...}`` so it is compared
-    literally, exact or not. Values nested past the JSON depth limit are copied as they are.
+    literally, exact or not. ``ignore`` (for a call's arguments) matches dotted key paths
+    below ``value``: such a key is left out at the top level and becomes ``{"$exists": true}``
+    deeper down; arrays end the paths, as in trajectory matching. Values nested past the JSON
+    depth limit are copied as they are.
     """
-    return _generalise(value, path, found, exact, 0)
+    return _generalise(value, path, found, exact, 0, ignore, "")
 
 
-def _generalise(value: Any, path: str, found: Generalised, exact: bool, depth: int) -> Any:
+def _generalise(
+    value: Any,
+    path: str,
+    found: Generalised,
+    exact: bool,
+    depth: int,
+    ignore: re.Pattern[str] | None,
+    key_path: str | None,
+) -> Any:
     if isinstance(value, str):
         kind = None if exact else volatile_kind(value)
         if kind is None:
@@ -102,32 +123,48 @@ def _generalise(value: Any, path: str, found: Generalised, exact: bool, depth: i
     if depth >= MAX_JSON_DEPTH or not isinstance(value, (Mapping, list)):
         return copy.deepcopy(value)
     if isinstance(value, list):
-        return [_generalise(v, f"{path}[{i}]", found, exact, depth + 1)
+        return [_generalise(v, f"{path}[{i}]", found, exact, depth + 1, ignore, None)
                 for i, v in enumerate(value)]
     if is_matcher_object(value):
         # Compared literally: its insides are the recorded value, not matchers to generalise.
         return {"$eq": copy.deepcopy(dict(value))}
-    return {key: _generalise(v, f"{path}.{key}", found, exact, depth + 1)
-            for key, v in value.items()}
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        inner = None if key_path is None else (f"{key_path}.{key}" if key_path else str(key))
+        if ignore is not None and inner is not None and ignore.fullmatch(inner):
+            if key_path:
+                out[key] = dict(PRESENT)
+            continue
+        out[key] = _generalise(item, f"{path}.{key}", found, exact, depth + 1, ignore, inner)
+    return out
 
 
 def expected_calls(
-    trace: AgentTrace, *, ignore_args: Sequence[str] = ()
+    trace: AgentTrace,
+    *,
+    ignore_args: Sequence[str] = (),
+    exact: bool = True,
+    found: Generalised | None = None,
 ) -> list[dict[str, Any]]:
     """Return ``{"tool": name, "args": {...}}`` for each executed call (not denied, not failed).
 
     ``args`` is left out when the trace does not know the call's arguments as a JSON object.
-    Argument paths matching an ``ignore_args`` glob (dotted, ``*`` crossing dots, as in the
-    ``trajectory`` block) are left out.
+    An argument whose dotted path matches an ``ignore_args`` glob (``*`` crossing dots, as in
+    the ``trajectory`` block) is left out; inside an object argument it stays as
+    ``{"$exists": true}``, because ``argument_correctness`` compares nested objects in full.
+    The arguments are :func:`generalise` d (volatile values replaced unless ``exact``, the
+    replacements noted in ``found``).
     """
-    rules = CallRules("superset", ignore=glob_pattern(ignore_args))
+    ignore = glob_pattern(ignore_args)
+    found = found if found is not None else Generalised()
     calls: list[dict[str, Any]] = []
     for step in trace.tool_calls():
         if step.denied or step.error is not None or not step.tool_name:
             continue
         call: dict[str, Any] = {"tool": step.tool_name}
         if step.tool_args is not None:
-            call["args"] = copy.deepcopy(rules.normalize(step.tool_args))
+            where = f"expected_tool_calls[{len(calls)}].args"
+            call["args"] = generalise(step.tool_args, where, found, exact=exact, ignore=ignore)
         calls.append(call)
     return calls
 
@@ -169,9 +206,7 @@ def draft_test_case(
     if any(not glob for glob in ignore_args):
         raise ValueError("an ignore_args glob is empty; expected an argument path glob")
     found = found if found is not None else Generalised()
-    expected = generalise(
-        expected_calls(trace, ignore_args=ignore_args), "expected_tool_calls", found, exact=exact
-    )
+    expected = expected_calls(trace, ignore_args=ignore_args, exact=exact, found=found)
     state = generalise(trace.actual_state, "expected_final_state", found, exact=exact)
     calls = len(trace.tool_calls())
     trajectory: dict[str, Any] | None = None

@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pytest
 
+from openeval.matching.trajectory import TRAJECTORY_MODES
 from openeval.metrics import all_metrics
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
-from openeval.snapshot import case_document, draft_test_case, expected_calls, trace_reference
+from openeval.snapshot import (
+    VOLATILE_KINDS,
+    Generalised,
+    case_document,
+    draft_test_case,
+    expected_calls,
+    generalise,
+    trace_reference,
+    volatile_kind,
+)
 
 
 def _trace() -> AgentTrace:
@@ -87,3 +99,87 @@ def test_trace_reference_is_relative_to_the_test_case(
     tmp_path: Path, trace: str, testcase: str, expected: str
 ) -> None:
     assert trace_reference(tmp_path / trace, tmp_path / testcase) == expected
+
+
+# --- volatile values ----------------------------------------------------------------------
+
+DATA = Path(__file__).parent / "data" / "snapshot"
+VOLATILE = orjson.loads((DATA / "volatile_values.json").read_bytes())
+
+
+@pytest.mark.parametrize("row", VOLATILE, ids=[row["why"] for row in VOLATILE])
+def test_volatile_kind(row: dict[str, Any]) -> None:
+    assert volatile_kind(row["value"]) == row["kind"]
+
+
+def test_every_volatile_kind_is_in_the_table() -> None:
+    assert {row["kind"] for row in VOLATILE} - {None} == set(VOLATILE_KINDS)
+
+
+def test_generalise_replaces_at_any_depth_and_names_the_paths() -> None:
+    found = Generalised()
+    value = {"a": ["2026-02-11T09:41:27Z", {"b": "7d0c5a4e-2b1f-4c3d-9e8a-6f5b4c3d2e1f"}],
+             "c": "Paris", "n": 3}
+    assert generalise(value, "x", found) == {
+        "a": [{"$type": "string"}, {"b": {"$type": "string"}}], "c": "Paris", "n": 3,
+    }
+    assert found.replaced == [("x.a[0]", "timestamp"), ("x.a[1].b", "uuid")]
+    kept = Generalised()
+    assert generalise(value, "x", kept, exact=True) == value
+    assert kept.replaced == []
+
+
+def test_an_object_that_would_read_as_a_matcher_is_compared_literally() -> None:
+    # A Mongo-style update in a recorded argument: written as a matcher it would be refused
+    # ("unknown matcher $set") or, worse, match something else.
+    update = {"$set": {"status": "closed"}}
+    for exact in (False, True):
+        assert generalise(update, "x", Generalised(), exact=exact) == {"$eq": update}
+
+
+def _booking() -> AgentTrace:
+    return AgentTrace.from_dict(orjson.loads((DATA / "booking.trace.json").read_bytes()))
+
+
+def test_draft_with_mode_and_ignored_args() -> None:
+    found = Generalised()
+    case = draft_test_case(_booking(), mode="strict", ignore_args=["*_id", "trace.*"],
+                           found=found)
+    assert case.trajectory == {"mode": "strict", "ignore_args": ["*_id", "trace.*"]}
+    assert case.expected_tool_calls[0] == {
+        "tool": "get_booking", "args": {"requested_at": {"$type": "string"}}}
+    assert case.expected_tool_calls[3] == {
+        "tool": "refund_payment",
+        "args": {"amount": 59.9, "currency": "EUR", "reason": "fare difference",
+                 "trace": {"sent_at": {"$exists": True}, "span_id": {"$exists": True}}},
+    }
+    assert [path for path, _ in found.replaced] == [
+        "expected_tool_calls[0].args.requested_at",
+        "expected_tool_calls[2].args.idempotency_key",
+        "expected_final_state.booking.updated_at",
+        "expected_final_state.refund.ledger_ref",
+    ]
+    assert case.expected_final_state["booking"]["date"] == "2026-03-01"  # a bare date stays
+
+
+def test_globs_alone_imply_in_order_and_bad_settings_are_refused() -> None:
+    assert draft_test_case(_booking(), ignore_args=["*_id"]).trajectory == {
+        "mode": "in_order", "ignore_args": ["*_id"]}
+    assert draft_test_case(_booking()).trajectory is None
+    with pytest.raises(ValueError, match="is not one of strict, in_order"):
+        draft_test_case(_booking(), mode="strcit")
+    with pytest.raises(ValueError, match="glob is empty"):
+        draft_test_case(_booking(), ignore_args=[""])
+
+
+@pytest.mark.parametrize("mode", [None, *TRAJECTORY_MODES])
+@pytest.mark.parametrize("exact", [False, True])
+def test_every_metric_passes_on_the_source_trace_in_every_mode(
+    mode: str | None, exact: bool
+) -> None:
+    trace = _booking()
+    globs = ["*_id"] if mode else []  # globs alone would imply a trajectory block
+    case = draft_test_case(trace, mode=mode, ignore_args=globs, exact=exact)
+    results = {m.name: m.score(trace, case) for m in all_metrics()}
+    assert {n: r.details for n, r in results.items() if r.passed is False} == {}
+    assert (results["trajectory_match"].passed is None) == (mode is None)
