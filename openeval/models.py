@@ -243,6 +243,10 @@ class EvalTestCase:
     """Patterns (Python regular expressions, case-insensitive) that mark a tool call denied when
     one is found in its error or result text: the denial rule for formats with no denial field
     (``permission denied`` in an OpenAI loop's tool message)."""
+    agent_spec: str | None = None
+    """The current agent to drift-check this case's Fixtura trace against (``module:attr``,
+    as ``fixtura check-drift --agent`` takes it); wins over the suite's and ``--agent-spec``.
+    None to use theirs. Not used in scoring."""
 
     def to_dict(self) -> JSONDict:
         """Return the test case as a JSON object with every field."""
@@ -262,6 +266,7 @@ class EvalTestCase:
             "checks": self.checks,
             "trajectory": self.trajectory,
             "denied_when": self.denied_when,
+            "agent_spec": self.agent_spec,
         }
 
     @classmethod

@@ -38,7 +38,24 @@ def build_test_case(document: object, *, source: str | Path | None) -> EvalTestC
         raise TestCaseError("expected a JSON object", source=source)
     check_metric_names(document, source=source)
     validate_test_case_matchers(document, source=source)
+    check_agent_spec(document.get("agent_spec"), source=source)
     return EvalTestCase.from_dict(document)
+
+
+def check_agent_spec(value: object, *, source: str | Path | None) -> None:
+    """Return None when ``value`` (a test case's ``agent_spec``) is None or ``module:attr``.
+
+    Raises TestCaseError naming the key otherwise; the schema has already made it a string.
+    """
+    if value is None:
+        return
+    module, colon, attribute = str(value).partition(":")
+    if not (colon and module.strip() and attribute.strip() and ":" not in attribute):
+        raise TestCaseError(
+            f"expected module:attribute naming a fixtura AgentSpec (such as "
+            f"'myapp.agent:spec'), got {value!r}",
+            source=source, location="agent_spec",
+        )
 
 
 def check_metric_names(document: dict[str, object], *, source: str | Path | None) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from openeval.metrics._common import join_bounded
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
@@ -38,6 +39,30 @@ def drift_verdict(metadata: Mapping[str, Any]) -> Any:
     return None
 
 
+def _reasons(metadata: Mapping[str, Any], key: str) -> list[str]:
+    value = metadata.get(key)
+    if not isinstance(value, list):
+        return []
+    return [item.strip().rstrip(".") for item in value if isinstance(item, str) and item.strip()]
+
+
+def _explained(found: Measurement, verdict: str, metadata: Mapping[str, Any]) -> Measurement:
+    """Return ``found`` with what Fixtura's comparison said changed (or could not be compared),
+    as ``fixtura check-drift`` prints it, and the agent spec it compared with."""
+    reasons = _reasons(metadata, "fingerprint_changes" if verdict == "DRIFTED"
+                       else "fingerprint_notes")
+    if verdict == "PASS" or not reasons:
+        return found
+    spec = metadata.get("fingerprint_agent_spec")
+    against = f" against agent spec {spec}" if isinstance(spec, str) and spec else ""
+    what = "changed" if verdict == "DRIFTED" else "not verified"
+    advice = ("re-record this fixture" if verdict == "DRIFTED"
+              else "record the missing part of the fingerprint, then re-run")
+    details = join_bounded([f"fingerprint verdict {verdict}{against}: {what}: {reasons[0]}",
+                            *reasons[1:], advice])
+    return Measurement(found.score, details, passed=found.passed)
+
+
 @register_metric
 class FixtureFreshness(Metric):
     """The drift verdict of the fixture the trace was recorded against.
@@ -47,9 +72,12 @@ class FixtureFreshness(Metric):
     there is no pass line and ``thresholds`` do not apply.
 
     Passes on PASS (score 1.0). Fails on DRIFTED (the agent changed since recording), on
-    UNVERIFIED (the check could not run) and on any other value, which the details name
-    (all score 0.0). Not applicable, with score 1.0, when the trace carries no verdict: it was
-    never drift-checked.
+    UNVERIFIED (the check could not run, or a part of the fingerprint was not recorded) and on
+    any other value, which the details name (all score 0.0). When the verdict was computed
+    (``--agent-spec``, or a test case's ``agent_spec``), the details say what changed, as
+    ``fixtura check-drift`` does (``tool schema changed: search``, ``system prompt changed``),
+    or what could not be compared, and against which agent spec. Not applicable, with score
+    1.0, when the trace carries no verdict: it was never drift-checked.
     """
 
     name = "fixture_freshness"
@@ -60,9 +88,10 @@ class FixtureFreshness(Metric):
         verdict = drift_verdict(trace.metadata)
         if verdict is None:
             return not_applicable("no drift verdict in trace metadata: never drift-checked")
-        known = _VERDICTS.get(str(verdict).strip().upper()) if isinstance(verdict, str) else None
+        name = verdict.strip().upper() if isinstance(verdict, str) else None
+        known = _VERDICTS.get(name) if name is not None else None
         if known is not None:
-            return known
+            return _explained(known, name or "", trace.metadata)
         return Measurement(
             0.0,
             f"unknown fingerprint verdict {short_json(verdict)}; expected PASS, DRIFTED or "

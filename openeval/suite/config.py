@@ -5,7 +5,8 @@ hold ``[tool.openeval]`` in its ``pyproject.toml`` (not both). A file holds defa
 cases below it and, at the suite root only, the settings of the run:
 
 - case defaults (:data:`CASE_KEYS`): ``metrics``, ``thresholds``, ``trajectory``, ``checks``,
-  ``max_steps``, ``timeout_seconds``, ``optimal_steps``, ``denied_when``, and ``[trials] rule``;
+  ``max_steps``, ``timeout_seconds``, ``optimal_steps``, ``denied_when``, ``agent_spec`` (the
+  agent Fixtura traces are drift-checked against), and ``[trials] rule``;
 - run settings (:data:`RUN_KEYS`): ``fail_under``, ``fail_under_cases`` and ``[gates]``
   (metric or check name = lowest pass rate). A nested file may hold them too, so a suite can
   be run alone or inside a bigger tree, but they apply only from the file at the root of the
@@ -48,7 +49,7 @@ MAX_CONFIG_BYTES = 1_000_000
 
 CASE_KEYS = (
     "metrics", "thresholds", "trajectory", "checks", "max_steps", "timeout_seconds",
-    "optimal_steps", "denied_when",
+    "optimal_steps", "denied_when", "agent_spec",
 )
 """Test case keys a configuration file may give defaults for, in display order."""
 TABLE_KEYS = ("thresholds", "trajectory")
@@ -592,6 +593,8 @@ def case_setting_list(
               for i, entry in enumerate(entries)]
     for key in ("max_steps", "timeout_seconds", "optimal_steps", "denied_when"):
         found.append(Setting(key, values.get(key), origin(key, "not set")))
+    found.append(Setting("agent_spec", values.get("agent_spec"),
+                         origin("agent_spec", "--agent-spec of the run, if given")))
     if rule_option is not None:
         rule_origin = Origin("option", "--trials-rule")
     elif merged is not None and merged.trials_rule is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -166,7 +166,7 @@ def evaluate_case(
             )
         return _score_trials(
             case_id or test_case.task_id, testcase_path, test_case, case_plan, rule,
-            [Path(t) for t in trials], plan,
+            [Path(t) for t in trials], replace(plan, options=case_options(plan, test_case)),
         )
     trace_file = Path(trace_path) if trace_path is not None else None
     if found_beside and test_case.trace is not None:
@@ -183,7 +183,8 @@ def evaluate_case(
     if not plan.allow_outside and (plan.confine_to is not None or named_by_key):
         root = plan.confine_to or os.path.realpath(testcase_path.parent)
         confine(trace_file, root, source=testcase_path, named_by_key=named_by_key)
-    trace, trace_format = read_trace(trace_file, plan.format, options=plan.options)
+    trace, trace_format = read_trace(trace_file, plan.format,
+                                     options=case_options(plan, test_case))
     return CaseResult(
         case_id=case_id or test_case.task_id,
         task_id=test_case.task_id,
@@ -194,6 +195,20 @@ def evaluate_case(
         trace_task_id=trace.task_id,
         warnings=task_id_warning(test_case.task_id, trace.task_id, trace_file),
     )
+
+
+def case_options(plan: RunPlan, test_case: EvalTestCase) -> LoadOptions | None:
+    """Return the read options for a case's traces: the run's, with the case's own
+    ``agent_spec`` (its file's, else its suite configuration's) over ``--agent-spec``.
+
+    The nearest word wins: a suite may hold recordings of several agents, and a case knows
+    which one it recorded, while ``--agent-spec`` is one value for the whole run.
+    """
+    if test_case.agent_spec is None:
+        return plan.options
+    from openeval.adapters.base import LoadOptions
+
+    return replace(plan.options or LoadOptions(), agent_spec=test_case.agent_spec)
 
 
 def _score_trials(

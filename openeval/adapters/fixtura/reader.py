@@ -462,6 +462,7 @@ def read_fixtura(
         merged[VERDICT_KEY] = report.verdict
         merged["fingerprint_changes"] = report.changes
         merged["fingerprint_notes"] = report.notes
+        merged["fingerprint_agent_spec"] = source.options.agent_spec
     elif (verdict := recorded_verdict(merged)) is not None:
         merged[VERDICT_KEY] = verdict
     prompt = next((e.prompt for e in recording.events if e.prompt is not None), "")
