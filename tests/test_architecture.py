@@ -111,7 +111,9 @@ OPTIONAL_DEPENDENCIES: tuple[OptionalDependency, ...] = (
     OptionalDependency(
         "openeval.adapters.fixtura", ("zstandard",), "openeval-core[fixtura]", "lazy"
     ),
-    OptionalDependency("openeval.adapters.fixtura.drift", ("fixtura",), "fixtura", "lazy"),
+    OptionalDependency(
+        "openeval.adapters.fixtura.drift", ("fixtura",), "openeval-core[fixtura]", "lazy"
+    ),
     OptionalDependency(
         "openeval.adapters.fixtura.reader", ("zstandard",), "openeval-core[fixtura]", "lazy"
     ),

@@ -8,17 +8,20 @@ through Fixtura's ``RecordingExecutor``, permission engine and rate limiter. Re-
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import sys
 import time
 from collections.abc import Iterator
+from importlib.metadata import packages_distributions
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 import zstandard
+from packaging.requirements import Requirement
 
 # The producer itself: fixtura needs Python 3.11+, so on 3.10 there is nothing to record with.
 pytest.importorskip("fixtura", reason="fixtura (the recorder these goldens come from) needs 3.11")
@@ -415,8 +418,31 @@ def test_agent_spec_without_fixtura_names_the_package(monkeypatch: pytest.Monkey
     for name in [m for m in sys.modules if m == "fixtura" or m.startswith("fixtura.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "fixtura", None)  # what Python does for a missing package
-    with pytest.raises(MissingDependencyError, match="pip install fixtura"):
+    with pytest.raises(MissingDependencyError, match=r'pip install "openeval-core\[fixtura\]"'):
         from_fixtura_trace(DATA / "checkout.trace", agent_spec="checkout_agent:spec")
+
+
+def _fixtura_extra() -> set[str]:
+    """The distributions ``pip install "openeval-core[fixtura]"`` asks for (this checkout's)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return {Requirement(r).name for r in project["optional-dependencies"]["fixtura"]}
+
+
+def test_the_fixtura_extra_installs_what_the_adapter_imports() -> None:
+    # Every package the Fixtura adapter imports, for .trace files (zstandard) and for drift
+    # verdicts (fixtura), comes with the extra its error messages name.
+    imported = set()
+    for path in (ROOT / "openeval" / "adapters" / "fixtura").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module.partition(".")[0])
+    imported |= {"zstandard"}  # read through openeval.io.zstd
+    provided = {dist for name in imported - {"openeval", "__future__"}
+                for dist in packages_distributions().get(name, [])}
+    assert provided - {"openeval-core"} <= _fixtura_extra()
+    assert {"fixtura", "zstandard"} <= _fixtura_extra()
 
 
 def test_zstd_trace_without_zstandard_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,8 +1,8 @@
 """The metric tour (``examples/tour/``): each case scores exactly as its ``expected.json`` says.
 
 Each folder holds ``testcase.json``, ``trace.json`` (native trace JSON), ``expected.json``
-(metric name -> "pass" | "fail" | "n/a" for every metric) and a README. Between them the cases
-make every metric pass, fail and be n/a at least once (two metrics are never n/a).
+(metric name -> "pass" | "fail" | "n.a." for every metric) and a README. Between them the cases
+make every metric pass, fail and be n.a. at least once (two metrics are never n.a.).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from openeval.schemas import validate
 TOUR = Path(__file__).resolve().parents[2] / "examples" / "tour"
 CASES = sorted(p for p in TOUR.iterdir() if (p / "testcase.json").is_file())
 NEVER_NA = {"denial_recovery_rate", "divergence_score"}
-OUTCOME = {True: "pass", False: "fail", None: "n/a"}
+OUTCOME = {True: "pass", False: "fail", None: "n.a."}
 
 
 def _load(folder: Path) -> tuple[AgentTrace, EvalTestCase]:
@@ -60,7 +60,7 @@ def test_tour_covers_every_outcome_of_every_metric() -> None:
         for name, outcome in read_json_file(folder / "expected.json").items():
             seen[name].add(outcome)
     for name, outcomes in seen.items():
-        wanted = {"pass", "fail"} if name in NEVER_NA else {"pass", "fail", "n/a"}
+        wanted = {"pass", "fail"} if name in NEVER_NA else {"pass", "fail", "n.a."}
         assert outcomes == wanted, name
 
 

@@ -80,8 +80,8 @@ files; a suite of a thousand Fixtura traces would otherwise do that a thousand t
 
 def _missing_fixtura(trace_path: Path) -> MissingDependencyError:
     return MissingDependencyError(
-        "computing a drift verdict with --agent-spec needs the fixtura package: "
-        "pip install fixtura",
+        "computing a drift verdict (--agent-spec, or a test case's agent_spec) needs the "
+        'fixtura package (Python 3.11+): pip install "openeval-core[fixtura]"',
         source=trace_path,
     )
 
