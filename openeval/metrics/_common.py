@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from openeval.errors import TestCaseError
-from openeval.models import EvalTestCase
+from openeval.models import AgentTrace, EvalTestCase
 from openeval.values import MISSING, short_json
 
 DETAILS_LIMIT = 300
@@ -88,3 +88,36 @@ def describe_difference(path: str, expected: Any, actual: Any) -> str:
     if expected is MISSING:
         return f"{path}: unexpected {short_json(actual)}"
     return f"{path}: expected {short_json(expected)}, got {short_json(actual)}"
+
+
+NOT_RECORDED_KEY = "not_recorded"
+"""Trace metadata an adapter fills when its source recorded the run without something a metric
+judges: ``{"tool_calls": "why, and how to record them"}`` (an OTel trace without message
+content and without ``execute_tool`` spans)."""
+
+NO_STATE_NOTE = (
+    "the trace holds no final state (message lists, span exports and Fixtura recordings "
+    "record none): wrap the trace file as {\"actual_state\": {...}, <its payload key>: ...} "
+    "or pass actual_state= to its from_* reader"
+)
+"""Why an expected final state found nothing, said when the trace's state is empty."""
+
+
+def unrecorded_calls(trace: AgentTrace) -> str | None:
+    """Return why ``trace`` shows no tool call although its agent may have made some (its
+    adapter's ``not_recorded`` note), or None when it shows calls or says nothing."""
+    if any(step.type == "tool_call" for step in trace.steps):
+        return None
+    notes = trace.metadata.get(NOT_RECORDED_KEY)
+    note = notes.get("tool_calls") if isinstance(notes, Mapping) else None
+    return note if isinstance(note, str) and note else None
+
+
+def with_unrecorded_note(details: str, score: float, trace: AgentTrace) -> str:
+    """Return ``details`` of a call metric, followed by :func:`unrecorded_calls`'s note when
+    the score fell short and the trace could not show the calls: "not called" alone would
+    send a reader looking for a bug in the agent instead of in the recording."""
+    if score >= 1.0:
+        return details
+    note = unrecorded_calls(trace)
+    return details if note is None else f"{details}; {note}"

@@ -11,7 +11,12 @@ from openeval.errors import OpenEvalError
 from openeval.matching.calls import MAX_COMPARISONS
 from openeval.matching.matchers import Expected, compile_expected
 from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
-from openeval.metrics._common import ExpectedCall, expected_calls, join_bounded
+from openeval.metrics._common import (
+    ExpectedCall,
+    expected_calls,
+    join_bounded,
+    with_unrecorded_note,
+)
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
@@ -94,7 +99,8 @@ class ArgumentCorrectness(Metric):
             else:
                 problems.extend(rows[call.position].differences(label, args))
         head = f"expected argument values matched: {matched}/{total}"
-        return Measurement(matched / total, join_bounded([head, *problems]))
+        details = join_bounded([head, *problems])
+        return Measurement(matched / total, with_unrecorded_note(details, matched / total, trace))
 
 
 @dataclass(frozen=True)

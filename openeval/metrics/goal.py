@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from openeval.matching.matchers import compile_fields
-from openeval.metrics._common import join_bounded
+from openeval.metrics._common import NO_STATE_NOTE, join_bounded
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
@@ -22,7 +22,10 @@ class GoalCompletionRate(Metric):
     judged.
 
     Passes when the score reaches the pass line (default 1.0: every expected key right).
-    Fails on a missing or different key; details name the path of each difference.
+    Fails on a missing or different key; details name the path of each difference. A trace
+    with no final state at all fails too (the test case asked for one), and the details say
+    that its format records none and how to give it one: not applicable would let a case pass
+    with its state never checked.
     Not applicable when the test case has no expected final state.
     """
 
@@ -46,4 +49,7 @@ class GoalCompletionRate(Metric):
             return Measurement(1.0, f"expected state keys matched: {total}/{total}")
         matched = total - len(problems)
         head = f"expected state keys matched: {matched}/{total}"
+        if not actual:
+            # Most formats cannot carry a state: say so before listing every key as missing.
+            head = f"{head}; {NO_STATE_NOTE}"
         return Measurement(matched / total, join_bounded([head, *problems]))

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from openeval.metrics._common import counted, expected_calls, join_bounded
+from openeval.metrics._common import (
+    counted,
+    expected_calls,
+    join_bounded,
+    with_unrecorded_note,
+)
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
@@ -23,7 +28,9 @@ class ToolSelectionAccuracy(Metric):
     but are named in the details, as are failed calls ("called but failed: <error>").
 
     Passes when the score reaches the pass line (default 1.0: every expected call made).
-    Fails when an expected call is missing. Not applicable when the test case expects no calls.
+    Fails when an expected call is missing; when the trace could not show calls at all (an OTel
+    trace recorded without message content), the details say so and how to record them.
+    Not applicable when the test case expects no calls.
     """
 
     name = "tool_selection_accuracy"
@@ -66,7 +73,7 @@ class ToolSelectionAccuracy(Metric):
             ]
         if extra:
             parts.append("extra: " + counted(extra))
-        return Measurement(score, join_bounded(parts))
+        return Measurement(score, with_unrecorded_note(join_bounded(parts), score, trace))
 
 def _denied_note(missing: Counter[str], denied: dict[str, int]) -> str:
     blocked = Counter({name: denied[name] for name in missing if denied.get(name)})

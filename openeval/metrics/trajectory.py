@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from openeval.matching.trajectory import TrajectorySpec, match_trajectory
+from openeval.metrics._common import with_unrecorded_note
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
@@ -27,8 +28,10 @@ class TrajectoryMatching(Metric):
 
     Passes when the calls match. Fails otherwise; details name the first divergence (the call,
     what was expected there and, for arguments, the path with both values), then the missing
-    and extra calls. Not applicable when the test case has no ``trajectory``, or when its
-    mode is ``in_order`` or ``superset`` and it expects no calls (nothing to look for).
+    and extra calls (and, for a trace recorded without message content, that it could not
+    show calls and how to record them). Not applicable when the test case has no
+    ``trajectory``, or when its mode is ``in_order`` or ``superset`` and it expects no calls
+    (nothing to look for).
     """
 
     name = "trajectory_match"
@@ -42,4 +45,5 @@ class TrajectoryMatching(Metric):
         if not test_case.expected_tool_calls and spec.mode in _NEED_EXPECTED:
             return not_applicable(f"no expected tool calls for {spec.mode} to look for")
         found = match_trajectory(trace.steps, test_case.expected_tool_calls, spec)
-        return Measurement(1.0 if found.matched else 0.0, found.details)
+        score = 1.0 if found.matched else 0.0
+        return Measurement(score, with_unrecorded_note(found.details, score, trace))

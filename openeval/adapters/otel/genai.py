@@ -310,18 +310,52 @@ def trace_of_spans(spans: list[Span], errors: Errors, task_id: str) -> AgentTrac
                 _say(mapping, message)
             if answer is not None:
                 mapping.turns.say("assistant", answer)
+    metadata: dict[str, Any] = {"otel": otel}
+    if not tool_ids and not _holds_content(spans):
+        metadata[NOT_RECORDED_KEY] = {"tool_calls": _no_content_note(mapping.steps)}
     trace = AgentTrace(
         task_id=task_id,
         input=task_input,
         steps=mapping.steps,
         final_output=final_output,
-        metadata={"otel": otel},
+        metadata=metadata,
         messages=mapping.turns.messages,
         signals=[],  # OTel GenAI spans have no denial or replay field (CONTRACT 2.1)
     )
     found = f"among its {len(spans)} spans" if spans else "(it holds no span)"
     return require_activity(
         trace, errors, f"no GenAI span (chat, execute_tool, invoke_agent with content) {found}"
+    )
+
+
+NOT_RECORDED_KEY = "not_recorded"
+"""Metadata naming what the source left out, read by the call metrics (their ``_common``)."""
+_CONTENT_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages")
+_ASKED_FOR_TOOLS = frozenset({"tool_calls", "tool_call", "tool_use", "function_call"})
+
+
+def _holds_content(spans: list[Span]) -> bool:
+    """Return True when a model or agent span carries messages (content capture was on)."""
+    return any(
+        key in span.attributes
+        for span in spans if operation(span) in MODEL_OPERATIONS | {AGENT_OPERATION}
+        for key in _CONTENT_KEYS
+    )
+
+
+def _no_content_note(steps: list[TraceStep]) -> str:
+    """Say why a trace with model spans but no content and no execute_tool span shows no call.
+
+    This is what opentelemetry-instrumentation-openai-v2 records by default: the chat spans
+    keep model, tokens and finish reasons, and leave out every message and tool call.
+    """
+    asked = sum(step.finish_reason in _ASKED_FOR_TOOLS for step in steps)
+    turns = f"; {asked} model turn(s) ended asking for tools" if asked else ""
+    return (
+        "this trace holds no message content, so it cannot show which tools were called"
+        f"{turns}: enable content capture with "
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (or record execute_tool "
+        "spans) and record the run again"
     )
 
 
