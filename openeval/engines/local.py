@@ -111,22 +111,25 @@ class _Pool:
         finished = False
         try:
             self.workers = [self._start() for _ in range(self.size)]
-            waiting = list(range(len(chunks)))
+            sent = 0
             answered: dict[int, list[CaseResult]] = {}
             next_chunk = 0
             # Chunks run at most this far ahead of the first unanswered one, so results that
             # wait for a slow chunk stay few.
             ahead = 4 * self.size
             while next_chunk < len(chunks):
+                # Work is handed out before each result goes to the caller, so workers keep
+                # scoring while the caller (a progress bar ...) takes its time.
                 for worker in self.workers:
-                    if worker.chunk is None and waiting and waiting[0] < next_chunk + ahead:
-                        index = waiting.pop(0)
-                        worker.chunk = index
-                        worker.connection.send((index, starts[index], chunks[index]))
-                self._collect(answered, flat)
-                while next_chunk in answered:
-                    yield from answered.pop(next_chunk)
-                    next_chunk += 1
+                    if worker.chunk is None and sent < min(len(chunks), next_chunk + ahead):
+                        worker.chunk = sent
+                        worker.connection.send((sent, starts[sent], chunks[sent]))
+                        sent += 1
+                if next_chunk not in answered:
+                    self._collect(answered, flat)
+                    continue
+                yield from answered.pop(next_chunk)
+                next_chunk += 1
             finished = True
         finally:
             self._stop(gently=finished)
