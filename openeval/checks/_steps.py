@@ -19,6 +19,7 @@ import orjson
 
 from openeval.checks._context import CheckContext, as_context
 from openeval.errors import TestCaseError
+from openeval.jsonio import loads_exact
 from openeval.models import AgentTrace, TraceStep
 
 CheckInput = str | AgentTrace | CheckContext
@@ -154,7 +155,7 @@ def _span_call(position: int, span: Mapping[str, Any]) -> Call:
         args = {}
     elif isinstance(raw, str):
         try:
-            args = orjson.loads(raw)
+            args = loads_exact(raw)
         except orjson.JSONDecodeError:
             args = raw
             problem = "arguments are not JSON"
