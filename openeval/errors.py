@@ -1,7 +1,8 @@
 """The exceptions OpenEval raises for bad input.
 
-Every error a user can cause is an :class:`OpenEvalError`; the CLI prints its message on one
-line and exits, never with a traceback. Anything else that escapes is a bug in OpenEval.
+Every error a user can cause is an :class:`OpenEvalError` (and so is a run that could not
+finish, which the gate must see as a failure, never as a crash); the CLI prints its message on
+one line and exits, never with a traceback. Anything else that escapes is a bug in OpenEval.
 
 ::
 
@@ -10,7 +11,8 @@ line and exits, never with a traceback. Anything else that escapes is a bug in O
     ├── TraceFormatError          a trace file that no adapter can read, or that breaks its format
     │   └── MissingDependencyError  an adapter needs an optional package that is not installed
     ├── ResultFileError           a result file (``openeval report`` input) that is malformed
-    └── SuiteError                a suite folder that holds no case, or a usage mistake
+    ├── SuiteError                a suite folder that holds no case, or a usage mistake
+    └── RunAborted                a run that could not finish (a worker process died)
 """
 
 from __future__ import annotations
@@ -76,3 +78,8 @@ class ResultFileError(OpenEvalError):
 
 class SuiteError(OpenEvalError):
     """A suite folder that holds no case, or options that do not fit together."""
+
+
+class RunAborted(OpenEvalError):
+    """A run that stopped before every case was scored: a worker process died (killed by the
+    OOM killer or a signal). No result of that run may be read as a verdict."""

@@ -8,6 +8,8 @@ orjson reads an integer beyond 64 bits as a float, silently rounding it (an orde
 ``12345678901234567890123456789`` would equal ``...788``). :func:`parse_json` notices a
 document that may hold such a number and reads it again with the standard library, which keeps
 every integer exact; the writers fall back the same way, since orjson cannot write them either.
+Readers of JSON held inside a value (tool arguments as text, OTel attributes, JSON Lines) use
+:func:`loads_exact`, never ``orjson.loads`` itself.
 """
 
 from __future__ import annotations
@@ -92,6 +94,26 @@ def _may_hold_big_integer(data: bytes | str) -> bool:
             return False
         start = digits.find(_LONG_RUN, end)
     return False
+
+
+def loads_exact(data: bytes | bytearray | str) -> Any:
+    """Return ``orjson.loads(data)``, except that integers beyond 64 bits are exact.
+
+    Raises ``orjson.JSONDecodeError`` as ``orjson.loads`` does, also for a value whose integers
+    cannot be read exactly (more digits than Python reads, or nested too deeply for the
+    standard library), so callers handle one error.
+    """
+    value = orjson.loads(data)
+    if not _may_hold_big_integer(bytes(data) if isinstance(data, bytearray) else data):
+        return value
+    try:
+        return json.loads(data)
+    except RecursionError:
+        reason = "a value holding an integer beyond 64 bits is nested too deeply to read exactly"
+    except ValueError:
+        reason = "an integer has too many digits to read exactly"
+    text = data if isinstance(data, str) else bytes(data).decode("utf-8", "replace")
+    raise orjson.JSONDecodeError(reason, text, 0)
 
 
 def _parse_exact(

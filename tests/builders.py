@@ -1,6 +1,12 @@
-"""Hand-built result records for tests of the summary, result files and reporters."""
+"""Hand-built result records for tests of the summary, result files and reporters, and a slow
+suite for tests of runs that are stopped part way."""
 
 from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
 
 from openeval.results.records import CaseResult, CheckResult, CheckSpec
 from openeval.scores import Score, Verdict
@@ -31,3 +37,48 @@ def case(
         trace_format=None if error else "native",
         checks=tuple(check(f"m{i}", v, details) for i, v in enumerate(verdicts)), error=error,
     )
+
+
+GOOD_CASE = Path(__file__).resolve().parent / "data" / "suites" / "mixed" / "a-good"
+
+_SLOW_CHECK = """import os, pathlib, signal, time
+def evaluate(params):
+    pathlib.Path({marks!r}, str(os.getpid())).touch()
+    if params.get("kill"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep({seconds!r})
+    return True
+"""
+
+
+def slow_suite(root: Path, *, cases: int, seconds: float, killer: int | None = None) -> Path:
+    """Write a suite of ``cases`` copies of the good case into ``root``, each with a code check
+    that sleeps ``seconds`` after touching ``<pid>`` in a marks folder beside ``root`` (so a
+    test knows which processes are scoring, without guessing at timing); return that folder.
+
+    The check of case number ``killer`` kills its own process with SIGKILL instead, as the
+    OOM killer kills a process that a hostile case made grow."""
+    marks = root.parent / f"{root.name}-marks"
+    marks.mkdir(parents=True)
+    root.mkdir(exist_ok=True)
+    (root / "slow.py").write_text(_SLOW_CHECK.format(marks=str(marks), seconds=seconds))
+    for i in range(cases):
+        folder = root / f"c{i:03}"
+        shutil.copytree(GOOD_CASE, folder)
+        document = json.loads((folder / "testcase.json").read_text())
+        check: dict[str, object] = {"code": "../slow.py", "time_limit": 60}
+        if i == killer:
+            check["kill"] = True
+        document["checks"] = [check]
+        (folder / "testcase.json").write_text(json.dumps(document))
+    return marks
+
+
+def scoring_pids(marks: Path, count: int) -> list[int]:
+    """Return the pids that marked ``marks`` (see :func:`slow_suite`) once ``count`` have; a
+    minute without them fails the test rather than hanging it."""
+    deadline = time.monotonic() + 60
+    while len(found := sorted(int(p.name) for p in marks.iterdir())) < count:
+        assert time.monotonic() < deadline, f"only {found} started scoring"
+        time.sleep(0.02)
+    return found

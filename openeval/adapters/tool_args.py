@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from openeval.jsonio import MAX_JSON_DEPTH, dump_json_compact, json_kind, too_deep
+from openeval.jsonio import MAX_JSON_DEPTH, dump_json_compact, json_kind, loads_exact, too_deep
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ def parse_tool_args(value: Any) -> ToolArgs:
     if not value.strip():
         return ToolArgs({})
     try:
-        decoded = orjson.loads(value)
+        decoded = loads_exact(value)
     except orjson.JSONDecodeError as exc:
         return ToolArgs(
             None, value, f"{_NOT_OBJECT}: invalid JSON ({exc.msg} at column {exc.colno})"

@@ -19,6 +19,7 @@ import orjson
 
 from openeval.checks._context import CheckContext, as_context
 from openeval.errors import TestCaseError
+from openeval.jsonio import loads_exact
 from openeval.models import AgentTrace, TraceStep
 
 CheckInput = str | AgentTrace | CheckContext
@@ -154,7 +155,7 @@ def _span_call(position: int, span: Mapping[str, Any]) -> Call:
         args = {}
     elif isinstance(raw, str):
         try:
-            args = orjson.loads(raw)
+            args = loads_exact(raw)
         except orjson.JSONDecodeError:
             args = raw
             problem = "arguments are not JSON"
@@ -237,7 +238,7 @@ def run_duration_ms(steps: Sequence[TraceStep]) -> tuple[float, str] | None:
 
     The same rule as the ``step_budget`` metric: the span from the earliest to the latest step
     timestamp when at least two steps carry distinct non-zero timestamps; else the sum of the
-    steps' ``latency_ms``; else unknown.
+    steps' ``latency_ms``; else unknown. Unknown too when a latency is negative or not finite.
     """
     # TODO(lead): one copy of this rule with openeval.metrics.budget.run_duration, in a module
     # both layers may import (checks must not import the metrics package).
@@ -246,7 +247,12 @@ def run_duration_ms(steps: Sequence[TraceStep]) -> tuple[float, str] | None:
         span = (max(stamps) - min(stamps)) * 1000.0
         if math.isfinite(span):
             return span, "step timestamps"
-    total = finite_total(number(s.latency_ms) for s in steps)
+    latencies = [s.latency_ms for s in steps if s.latency_ms is not None]
+    if any(not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0) for v in latencies):
+        # Summed, a negative latency cancels real time; left out, the sum is too small. Either
+        # would let a slow run pass its limit: the duration is unknown instead.
+        return None
+    total = finite_total(latencies)
     if total is not None:
         return total, "sum of latency_ms"
     return None

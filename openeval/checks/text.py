@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from openeval.checks._context import CheckContext, as_context
+from openeval.jsonio import loads_exact
 from openeval.models import AgentTrace, Message
 
 _TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
@@ -212,7 +213,7 @@ def last_user_message(ctx: Any) -> str:
 def _parsed_arguments(value: Any) -> Any:
     if isinstance(value, str):
         try:
-            return orjson.loads(value)
+            return loads_exact(value)
         except orjson.JSONDecodeError:
             return value
     return value
@@ -339,7 +340,7 @@ def parse_json(text: str) -> tuple[bool, Any]:
     Strict JSON: NaN and Infinity are refused.
     """
     try:
-        return True, orjson.loads(text)
+        return True, loads_exact(text)
     except orjson.JSONDecodeError:
         return False, None
 

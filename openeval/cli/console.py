@@ -8,7 +8,7 @@ CI logs stay greppable. rich is imported only when a terminal is there to draw o
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -180,35 +180,95 @@ def print_diff(diff: ResultDiff, baseline: str, *, allowed: bool, quiet: bool) -
 
 
 def _rich_suite_table(suite: SuiteResult) -> None:
+    render_suite_table(suite, _console())
+
+
+CASE_COLUMN_MOST = 60
+"""The case column is as wide as the longest case id shown, up to this (and a third of the
+terminal); longer ids fold onto more lines."""
+
+
+def check_column_width(name: str) -> int:
+    """Return the narrowest a check's column may be: its header's longest word (the header
+    wraps between words) or ``error``, the widest verdict."""
+    return max(5, *(len(word) for word in name.split("_")))
+
+
+def fit_columns(
+    names: Sequence[str], failing: Collection[str], width: int, case_width: int
+) -> tuple[list[str], list[str]]:
+    """Return ``(shown, left out)``: the check columns that fit a table ``width`` characters
+    wide beside a case column ``case_width`` wide, in their order, and the others.
+
+    Checks in ``failing`` (those that failed or errored somewhere) get the room first, since
+    they are what a reader looks for; then the rest, in order.
+    """
+    room = width - 1 - (case_width + 3)  # a border, then each column is " x " and a border
+    ranked = sorted(range(len(names)), key=lambda i: (names[i] not in failing, i))
+    kept: set[int] = set()
+    for i in ranked:
+        need = check_column_width(names[i]) + 3
+        if need <= room:
+            kept.add(i)
+            room -= need
+    return ([n for i, n in enumerate(names) if i in kept],
+            [n for i, n in enumerate(names) if i not in kept])
+
+
+def render_suite_table(suite: SuiteResult, console: Console) -> None:
+    """Draw the cases x checks table on ``console``, fitted to its width, then why each failure
+    failed, then the warnings.
+
+    Checks that do not fit are left out of the table (the failing ones keep their columns
+    first) and a line names them; their failures are still listed under the table.
+    """
     from rich.table import Table
 
-    names = list(suite.summary.per_check)
     big = len(suite.cases) > TABLE_ALL_UP_TO
     shown = [c for c in suite.cases if c.status != "passed"] if big else None
     rows = suite.cases if shown is None else tuple(shown)
     hidden = len(suite.cases) - len(rows)
     caption = f"{hidden} passing cases not shown" if hidden else None
-    table = Table(title="OpenEval results", caption=caption, show_lines=False)
+    failing = {
+        check.name for case in rows for record in case.judged() for check in record.checks
+        if check.verdict in ("fail", "error")
+    }
     # Case ids are what a reader searches for: keep them whole, up to a sensible width.
-    widest = max((len(c.case_id) for c in rows), default=4)
-    table.add_column("case", overflow="fold", min_width=min(widest, 60))
+    widest = max((len(printable(c.case_id)) for c in rows), default=4)
+    case_width = max(4, min(widest, CASE_COLUMN_MOST, console.width // 3))
+    names, dropped = fit_columns(list(suite.summary.per_check), failing, console.width,
+                                 case_width)
+    table = Table(title="OpenEval results", caption=caption, show_lines=False)
+    # Widths are set, not left to rich: it measures a case id as one long word and would
+    # rather crop the table at the terminal's edge than fold it.
+    table.add_column("case", overflow="fold", min_width=min(widest, case_width),
+                     max_width=case_width)
     for name in names:
-        table.add_column(name.replace("_", " "), justify="center")
+        table.add_column(name.replace("_", " "), justify="center", overflow="fold",
+                         width=check_column_width(name))
     for case in rows:
-        if case.error is not None:
-            reason = _escape(case.error)
-            table.add_row(f"[bold red]{_escape(case.case_id)}[/]", f"[red]error: {reason}[/]")
+        label = _escape(case.case_id)
+        if case.error is not None:  # the reason is long: it goes under the table
+            table.add_row(f"[bold red]{label}[/]", *(f"[{_STYLE['error']}]error[/]"
+                                                     for _ in names))
             continue
         cells = [f"[{_STYLE.get(w, 'yellow')}]{w}[/]" if (w := case.verdict_cell(n)) else "-"
                  for n in names]
-        label = _escape(case.case_id)
         if case.trials:
             label += f" [dim]({_escape(trials_text(case))})[/]"
         table.add_row(label, *cells)
-    console = _console()
     console.print(table)
+    if dropped:
+        console.print(
+            f"[dim]{len(dropped)} check(s) left out of the table to fit {console.width} "
+            f"columns: {_escape(', '.join(dropped))}; their failures are listed below, and "
+            "`openeval report --format markdown` shows every check.[/]"
+        )
     # The grid says which; these lines say why (what was missing, extra or different).
     for case in rows:
+        if case.error is not None:
+            console.print(f"[bold magenta]error[/] {_escape(case.case_id)}: "
+                          f"{_escape(case.error)}")
         for record in case.judged():
             if record.error is not None and record is not case:
                 console.print(f"[bold magenta]error[/] {_escape(record.case_id)}: "

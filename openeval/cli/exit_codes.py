@@ -8,3 +8,6 @@ EXIT_FAIL = 1
 """The gate failed: a metric failed, a case errored, the pass rate is low, or bad result files."""
 EXIT_USAGE = 2
 """Bad usage, or a file that cannot be read in single-case mode."""
+EXIT_SIGNAL_BASE = 128
+"""Stopped by a signal (Ctrl-C, SIGTERM): the exit code is this plus the signal's number (130,
+143), as shells report a process a signal ended; the run wrote no verdict."""

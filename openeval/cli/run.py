@@ -2,20 +2,30 @@
 
 Besides the pass-rate floor, the gate holds per-metric gates and a case-pass-rate floor, and
 with ``--baseline`` the run is compared with an earlier one (proposals/0060).
+
+A run that cannot finish ends in one line and a non-zero exit, never a traceback, and leaves
+no verdict behind (proposals/0060, "When a process dies"): a worker process that died is
+EXIT_FAIL; SIGINT (Ctrl-C) or SIGTERM stops the workers and exits 128 + the signal's number,
+as shells do. ``--output`` folders are locked while a run writes them.
 """
 
 from __future__ import annotations
 
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import FrameType
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from openeval.cli import options
-from openeval.cli._common import fail
-from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_USAGE
-from openeval.errors import OpenEvalError, SuiteError
+from openeval.cli._common import fail, one_line
+from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_SIGNAL_BASE, EXIT_USAGE
+from openeval.errors import OpenEvalError, RunAborted, SuiteError
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
@@ -81,6 +91,9 @@ def parse_reports(values: tuple[str, ...]) -> list[tuple[str, Path | None]]:
               help="Also write the HTML report to this file (same as --report html=FILE).")
 @options.gate_options
 @options.baseline_options
+@click.option("--workers", type=click.IntRange(min=1), metavar="N",
+              help="Score a suite in N worker processes (default: one per CPU, up to 8, for "
+                   "suites of 500 cases or more; else 1).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 def run(
     trace_path: Path | None,
@@ -104,71 +117,133 @@ def run(
     baseline_reports: tuple[str, ...],
     tolerance: float,
     allow_regressions: bool,
+    workers: int | None,
     quiet: bool,
 ) -> None:
     """Score one case (--trace + --testcase) or a suite (--suite DIR).
 
     Exit 0 when the gate passes, 1 when a metric failed, a case errored, the pass rate is
     under --fail-under (or the case pass rate under --fail-under-cases), a per-metric gate
-    failed, or a case got worse than --baseline; 2 on bad usage, an unreadable baseline, or
-    (single case) a file that cannot be read.
+    failed, a case got worse than --baseline, or a worker process died; 2 on bad usage, an
+    unreadable baseline, an output folder another run is writing, or (single case) a file that
+    cannot be read; 130 or 143 when stopped by SIGINT or SIGTERM.
     """
     if suite_dir is not None and (trace_path is not None or testcase_path is not None):
         raise click.UsageError("give either --suite, or --trace with --testcase, not both")
     if suite_dir is None and testcase_path is None:
         raise click.UsageError("give --suite DIR, or --trace FILE with --testcase FILE")
     load = options.load_options(agent_spec, max_decompressed_bytes, max_line_bytes)
-    try:
-        from openeval.cli.gates import parse_diff_reports, parse_gates, read_baseline
-        from openeval.runner import check_trials_rule
+    with ExitStack() as held:
+        held.enter_context(_signals_stop_the_run())
+        try:
+            from openeval.cli.gates import parse_diff_reports, parse_gates, read_baseline
+            from openeval.runner import check_trials_rule
 
-        metric_names = parse_metric_names(metrics_option)
-        gates = parse_gates(fail_under_metric)
-        check_trials_rule(trials_rule)
-        if suite_dir is None and trials_rule is not None:
-            raise SuiteError("--trials-rule applies to cases with trials, found in a --suite")
-        diff_reports = parse_diff_reports(baseline_reports)
-        if diff_reports and baseline_dir is None:
-            raise SuiteError("--baseline-report needs --baseline DIR to compare with")
-        # Read before any case is scored: a bad baseline stops the run at once.
-        baseline = read_baseline(baseline_dir) if baseline_dir is not None else None
-        reports = parse_reports(report_options)
-        if junit_path is not None:
-            reports.append(("junit", junit_path))
-        if html_path is not None:
-            reports.append(("html", html_path))
-        if trace_format is not None:
-            from openeval.adapters.registry import get_adapter
+            metric_names = parse_metric_names(metrics_option)
+            gates = parse_gates(fail_under_metric)
+            check_trials_rule(trials_rule)
+            if suite_dir is None and trials_rule is not None:
+                raise SuiteError("--trials-rule applies to cases with trials, found in a --suite")
+            diff_reports = parse_diff_reports(baseline_reports)
+            if diff_reports and baseline_dir is None:
+                raise SuiteError("--baseline-report needs --baseline DIR to compare with")
+            # Read before any case is scored: a bad baseline stops the run at once.
+            baseline = read_baseline(baseline_dir) if baseline_dir is not None else None
+            reports = parse_reports(report_options)
+            if junit_path is not None:
+                reports.append(("junit", junit_path))
+            if html_path is not None:
+                reports.append(("html", html_path))
+            if trace_format is not None:
+                from openeval.adapters.registry import get_adapter
 
-            get_adapter(trace_format)
-        if output_dir is not None:
-            from openeval.results.files import prepare_output
+                get_adapter(trace_format)
+            if output_dir is not None:
+                from openeval.results.files import output_folder_lock, prepare_output
 
-            # Before the first case is scored: an interrupted run leaves no old verdict behind.
-            prepare_output(output_dir)
-        floors = _Floors(fail_under, fail_under_cases, tuple(gates))
-        if suite_dir is not None:
-            suite = _run_suite(
-                suite_dir, metric_names, trace_format, load, floors, quiet,
-                allow_outside_suite, trials_rule,
-            )
-        else:
-            assert testcase_path is not None  # checked above; narrows the type for mypy
-            suite = _run_single(
-                testcase_path, trace_path, metric_names, trace_format, load, floors, quiet,
-                allow_outside_suite,
-            )
-        _write_outputs(suite, output_dir, reports)
-        diff = None
-        if baseline is not None and baseline_dir is not None:
-            diff = _compare_with_baseline(
-                baseline, suite, baseline_dir, output_dir, diff_reports, tolerance,
-                allow_regressions, quiet,
-            )
-    except OpenEvalError as exc:
-        fail(exc, EXIT_USAGE)
+                # Held until the last file is written: a second run into it is refused.
+                held.enter_context(output_folder_lock(output_dir))
+                # Before the first case is scored: an interrupted run leaves no old verdict.
+                prepare_output(output_dir)
+            floors = _Floors(fail_under, fail_under_cases, tuple(gates))
+            if suite_dir is not None:
+                suite = _run_suite(
+                    suite_dir, metric_names, trace_format, load, floors, quiet,
+                    allow_outside_suite, trials_rule, workers,
+                )
+            else:
+                assert testcase_path is not None  # checked above; narrows the type for mypy
+                suite = _run_single(
+                    testcase_path, trace_path, metric_names, trace_format, load, floors, quiet,
+                    allow_outside_suite,
+                )
+            _write_outputs(suite, output_dir, reports)
+            diff = None
+            if baseline is not None and baseline_dir is not None:
+                diff = _compare_with_baseline(
+                    baseline, suite, baseline_dir, output_dir, diff_reports, tolerance,
+                    allow_regressions, quiet,
+                )
+        except RunAborted as exc:
+            fail(RunAborted(_no_verdict(exc.message, output_dir)), EXIT_FAIL)
+        except OpenEvalError as exc:
+            fail(exc, EXIT_USAGE)
+        except KeyboardInterrupt as exc:
+            _stopped(exc, output_dir)
     regressed = diff is not None and bool(diff.regressions) and not allow_regressions
     raise SystemExit(EXIT_OK if suite.gate_passed and not regressed else EXIT_FAIL)
+
+
+class RunStopped(KeyboardInterrupt):
+    """Raised in the main thread when a signal asks the run to stop.
+
+    A KeyboardInterrupt, so that it passes every place that lets Ctrl-C through (user code is
+    guarded against everything else, and one check's crash never stops a case).
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_STOPPING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+@contextmanager
+def _signals_stop_the_run() -> Iterator[None]:
+    """While the block runs, SIGINT, SIGTERM and SIGHUP raise RunStopped: the run unwinds (the
+    engine stops its workers), where SIGTERM used to kill this process alone."""
+    if threading.current_thread() is not threading.main_thread():  # handlers need the main one
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        # Once only: a second signal must not interrupt the stopping of the workers.
+        for each in _STOPPING_SIGNALS:
+            signal.signal(each, signal.SIG_IGN)
+        raise RunStopped(signum)
+
+    previous = {each: signal.signal(each, stop) for each in _STOPPING_SIGNALS}
+    try:
+        yield
+    finally:
+        for each, handler in previous.items():
+            signal.signal(each, handler)
+
+
+def _no_verdict(reason: str, output_dir: Path | None) -> str:
+    where = f" (no summary.json in {output_dir.as_posix()})" if output_dir is not None else ""
+    return f"{reason}; this run wrote no verdict{where}"
+
+
+def _stopped(interrupt: KeyboardInterrupt, output_dir: Path | None) -> NoReturn:
+    signum = interrupt.signum if isinstance(interrupt, RunStopped) else signal.SIGINT
+    name = signal.Signals(signum).name
+    message = _no_verdict(f"stopped by {name} before the run finished", output_dir)
+    click.echo(f"openeval: error: {one_line(message)}", err=True)
+    raise SystemExit(EXIT_SIGNAL_BASE + signum)
 
 
 @dataclass(frozen=True)
@@ -210,6 +285,7 @@ def _run_suite(
     quiet: bool,
     allow_outside: bool,
     trials_rule: str | None,
+    workers: int | None,
 ) -> SuiteResult:
     from openeval.cli.console import print_suite, progress_bar
     from openeval.runner import run_suite
@@ -219,7 +295,7 @@ def _run_suite(
             suite_dir, metrics=metric_names, format=trace_format, options=load,
             fail_under=floors.fail_under, progress=progress, allow_outside=allow_outside,
             gates=floors.gates, fail_under_cases=floors.fail_under_cases,
-            trials_rule=trials_rule,
+            trials_rule=trials_rule, workers=workers,
         )
     print_suite(suite, quiet=quiet)
     return suite

@@ -14,12 +14,14 @@ from typing import Any
 
 import orjson
 
-from openeval.errors import TraceFormatError
+from openeval.errors import OpenEvalError, TraceFormatError
 from openeval.jsonio import (
     MAX_JSON_DEPTH,
     depth_message,
+    dump_json,
     invalid_json_reason,
     is_out_of_memory,
+    loads_exact,
     no_memory_message,
     too_deep,
 )
@@ -154,7 +156,7 @@ def parse_line_strictness(line: Line, line_no: int, name: Path | str) -> tuple[A
     Lines as Python writes it, but not JSON.
     """
     try:
-        value = orjson.loads(line)
+        value = loads_exact(line)  # integers beyond 64 bits stay exact (orjson makes floats)
     except orjson.JSONDecodeError as exc:
         # Keep only the text: the exception holds the whole line and, through its traceback,
         # this frame, a cycle that would pin every failed line in memory until the next GC.
@@ -200,13 +202,13 @@ _REFUSED = object()
 def _parse_python_json(line: Line) -> Any:
     """Return the line parsed as Python's ``json`` module writes it, or _REFUSED if it is not.
 
-    Anything orjson could not write back out (huge integers, lone surrogates) is refused, so
-    every value returned can be serialised again.
+    Anything that could not be written back out (lone surrogates, nesting past what orjson
+    writes) is refused, so every value returned can be serialised again.
     """
     try:
         value = json.loads(line)
-        orjson.dumps(value)
-    except (ValueError, TypeError, RecursionError, orjson.JSONEncodeError):
+        dump_json(value)  # writes integers beyond 64 bits too, as every writer here does
+    except (ValueError, TypeError, RecursionError, OpenEvalError):
         return _REFUSED
     return value
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
+from openeval.errors import OpenEvalError
 from openeval.metrics._common import plural
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
@@ -14,7 +17,14 @@ def run_duration(steps: list[TraceStep]) -> tuple[float, str] | None:
     The span from the earliest to the latest step timestamp when at least two steps carry
     distinct non-zero timestamps (0.0 means "no timestamp"); else the sum of ``latency_ms`` of
     the steps that have one; else None.
+
+    Raises OpenEvalError naming the step when a figure it would measure with is not one: a
+    timestamp that is not finite, or a ``latency_ms`` that is negative or not finite (summed,
+    a negative latency would cancel real time and let a slow run pass its timeout).
     """
+    for step in steps:
+        if not math.isfinite(step.timestamp):
+            raise OpenEvalError(_not_a_duration(step, "timestamp", step.timestamp, "seconds"))
     earliest = latest = 0.0
     stamped = False
     latency_ms = 0.0
@@ -35,8 +45,17 @@ def run_duration(steps: list[TraceStep]) -> tuple[float, str] | None:
     if latest > earliest:
         return latest - earliest, "timestamps"
     if timed:
+        for step in steps:
+            value = step.latency_ms
+            if value is not None and not (math.isfinite(value) and value >= 0):
+                raise OpenEvalError(_not_a_duration(step, "latency_ms", value, "0 ms or more"))
         return latency_ms / 1000.0, "sum of latency_ms"
     return None
+
+
+def _not_a_duration(step: TraceStep, field: str, value: float, expected: str) -> str:
+    return (f"step {step.step_id}: {field} is {value!r}, not a duration (expected {expected}): "
+            "the run's duration cannot be known, so timeout_seconds is not checked")
 
 
 def _seconds(value: float) -> str:
@@ -54,7 +73,9 @@ class StepBudget(Metric):
 
     Passes when no set limit is exceeded. Fails when the agent made more tool calls than
     ``max_steps`` or ran longer than ``timeout_seconds``; details give the figures.
-    Not applicable when the test case sets neither limit.
+    Not applicable when the test case sets neither limit. An error, never a pass, when
+    ``timeout_seconds`` is set and the duration would be measured with a negative or
+    non-finite ``latency_ms`` or a non-finite timestamp (the error names the step).
     """
 
     name = "step_budget"

@@ -9,7 +9,8 @@ Stale verdicts never read as current: :func:`prepare_output` removes the previou
 ``summary.json`` (and the case files it listed) before the first case is scored, every file is
 written whole (temporary file, then rename), and ``summary.json`` is written last, so a folder
 whose run did not finish holds no summary and :func:`read_results` refuses it. Files that no
-OpenEval run listed are left alone.
+OpenEval run listed are left alone. :func:`output_folder_lock` keeps a second run (or any other
+writer that takes it, such as ``openeval score``) out of a folder a run is writing.
 
 :func:`read_results` also reads folders written before schema version 2 (version 1 files of
 earlier OpenEval releases, and the one-file-per-task results of openeval-core 0.2.1).
@@ -20,6 +21,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -128,10 +132,93 @@ def prepare_output(out_dir: str | Path) -> Path:
     return out
 
 
+LOCK_NAME = ".openeval.lock"
+"""The lock file a run holds in its output folder while it writes there (it holds its pid)."""
+
+
+@contextmanager
+def output_folder_lock(out_dir: str | Path) -> Iterator[Path]:
+    """Hold ``out_dir``'s write lock (making the folder if needed) while the block runs.
+
+    Take it before :func:`prepare_output` and keep it until the last file is written, so two
+    runs never clear or write one folder at once. The lock is an OS lock on ``LOCK_NAME`` in
+    the folder: the system drops it when its holder exits, however it exits, so the lock of a
+    run that was killed is simply taken over. It keeps other processes out, not other callers
+    in this process. Raises ResultFileError naming the folder and the pid of the run holding
+    it, or when the folder cannot be made or the lock file not opened.
+    """
+    out = Path(out_dir)
+    path = out / LOCK_NAME
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = _locked(path)
+    except OSError as exc:
+        raise ResultFileError(
+            f"cannot lock the results folder: {exc.strerror}", source=exc.filename or out
+        ) from None
+    try:
+        try:
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError:  # the pid only helps the message of a run that is refused
+            pass
+        yield out
+    finally:
+        # Removed while still held: a run that opened it meanwhile sees it is gone (_locked)
+        # and makes a new one, so two runs never hold two files at once. Windows cannot
+        # remove an open file; the next run reuses it.
+        with suppress(OSError):
+            path.unlink()
+        os.close(fd)
+
+
+def _locked(path: Path) -> int:
+    """Return an open descriptor of ``path`` holding its lock; raise ResultFileError if held."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            _try_lock(fd)
+        except OSError:
+            os.lseek(fd, 0, os.SEEK_SET)
+            holder = os.read(fd, 32).decode("ascii", "replace").strip()
+            os.close(fd)
+            who = f"pid {holder}" if holder.isdigit() else "another process"
+            raise ResultFileError(
+                f"another OpenEval run ({who}) is writing this results folder; wait for it to "
+                "finish or choose another folder", source=path.parent,
+            ) from None
+        try:
+            same = os.stat(path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)  # the holder removed it as we opened it: take the new one
+
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _try_lock(fd: int) -> None:
+        # Lock a byte past the pid, so the pid stays readable by the run that is refused.
+        os.lseek(fd, 1024, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> None:
+        # A POSIX record lock, not flock: it belongs to this process only, so worker processes
+        # forked during the run do not inherit it and cannot keep it after the run is gone.
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 def write_results(suite: SuiteResult, out_dir: str | Path) -> Path:
     """Write ``suite`` into ``out_dir`` (prepared first if needed) and return ``out_dir``.
 
-    Raises ResultFileError when the folder cannot be written.
+    Callers that share folders with other processes hold :func:`output_folder_lock` around
+    the run (``openeval run --output`` does). Raises ResultFileError when the folder cannot be
+    written.
     """
     out = prepare_output(out_dir)
     names = _file_names(suite)

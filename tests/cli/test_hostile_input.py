@@ -250,3 +250,24 @@ def test_an_agent_spec_that_exits_never_passes_the_gate(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "building the agent spec raised SystemExit" in done.stdout + done.stderr
     assert_clean(done)
+
+
+@pytest.mark.parametrize("command", ["run", "report"])
+def test_result_files_and_reports_are_the_same_under_every_locale(suite_root: Path,
+                                                                   command: str) -> None:
+    good_case(suite_root / "ünïcode-☃-€")
+    ascii_only = {"LC_ALL": "POSIX", "LANG": "POSIX", "PYTHONUTF8": "0",
+                  "PYTHONCOERCECLOCALE": "0"}
+    outputs = []
+    for name, env in (("utf8", {"LC_ALL": "C.UTF-8"}), ("posix", ascii_only)):
+        out = suite_root.parent / name
+        done = run_cli("run", "--suite", str(suite_root), "--output", str(out), env=env)
+        if command == "report":  # into a file: what a terminal cannot show, it escapes
+            out = suite_root.parent / f"{name}.md"
+            done = run_cli("report", "--input", str(suite_root.parent / name), "--format",
+                           "markdown", "--output", str(out), env=env)
+        assert_clean(done)
+        assert done.returncode == 0, done.stderr
+        outputs.append({p.name: p.read_bytes() for p in out.iterdir()} if out.is_dir()
+                       else out.read_bytes())
+    assert outputs[0] == outputs[1]

@@ -18,7 +18,13 @@ import orjson
 from openeval.adapters._toolkit import Errors, Turns, require_activity, token_counts
 from openeval.adapters.otel.otlp import Span
 from openeval.adapters.tool_args import parse_tool_args
-from openeval.jsonio import MAX_JSON_DEPTH, depth_message, dump_json_compact, too_deep
+from openeval.jsonio import (
+    MAX_JSON_DEPTH,
+    depth_message,
+    dump_json_compact,
+    loads_exact,
+    too_deep,
+)
 from openeval.models import AgentTrace, MessageRole, TraceStep
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
@@ -68,7 +74,7 @@ def messages_of(span: Span, key: str, errors: Errors) -> list[dict[str, Any]]:
     where = f"{span.where}.attributes[{key}]"
     if isinstance(value, str):
         try:
-            value = orjson.loads(value)
+            value = loads_exact(value)
         except orjson.JSONDecodeError as exc:
             raise errors(f"expected JSON text of a message list: {exc.msg}", where) from None
         deep = too_deep(value, MAX_JSON_DEPTH)
@@ -138,7 +144,7 @@ def _system_instructions(span: Span) -> str | None:
     value = span.attributes.get("gen_ai.system_instructions")
     if isinstance(value, str):
         try:
-            value = orjson.loads(value)
+            value = loads_exact(value)
         except orjson.JSONDecodeError:
             return value  # plain text instructions
     if isinstance(value, list):
