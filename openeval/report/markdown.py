@@ -12,7 +12,9 @@ Every count comes from the run's :class:`~openeval.results.summary.Summary`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
+from openeval.report.alignment import Alignment, aligned_check, difference_parts, position, text_of
 from openeval.results.records import CaseResult, CheckResult, SuiteResult
 from openeval.results.summary import Summary, percent
 
@@ -222,84 +224,65 @@ MAX_ALIGNMENT_ROWS = 25
 """Rows of one side-by-side table; 12 x 25 keeps the section within :data:`MAX_ROWS`."""
 _SHOWN_DIFFERENCES = 2  # per row: the Markdown stays small, the HTML report shows them all
 _DIFFERENCE_CHARS = 60
-# The metric whose alignment explains a case best when several failed: the trajectory says
-# most (order and arguments), argument rows say which value, tool selection only which tool.
-ALIGNED_FIRST = ("trajectory_match", "argument_correctness", "tool_selection_accuracy")
 
 
-def _aligned_check(record: CaseResult) -> CheckResult | None:
-    """Return the failed check of ``record`` whose alignment to draw, or None."""
-    failed = [c for c in record.checks
-              if c.verdict == "fail" and isinstance(c.data.get("alignment"), list)]
-    if not failed:
-        return None
-    rank = {kind: n for n, kind in enumerate(ALIGNED_FIRST)}
-    return min(failed, key=lambda c: rank.get(c.spec.kind, len(rank)))
+def _short(text: str) -> str:
+    return text if len(text) <= _DIFFERENCE_CHARS else text[: _DIFFERENCE_CHARS - 1] + "…"
 
 
-def _short(text: object) -> str:
-    shown = str(text)
-    return shown if len(shown) <= _DIFFERENCE_CHARS else shown[: _DIFFERENCE_CHARS - 1] + "…"
-
-
-def _difference_cell(row: Mapping[str, object]) -> str:
-    found = row.get("differences")
-    if not isinstance(found, list):
-        return ""
+def _difference_cell(row: Mapping[str, Any]) -> str:
+    found = difference_parts(row)
     parts = []
-    for item in found[:_SHOWN_DIFFERENCES]:
-        if not isinstance(item, Mapping):
+    for where, expected, got, reason in found[:_SHOWN_DIFFERENCES]:
+        if reason is not None:
+            parts.append(f"{code_cell(_short(where))}: {code_cell(_short(reason))}")
             continue
-        expected = "(not expected)" if item.get("expected") is None else item.get("expected")
-        parts.append(f"{code_cell(_short(item.get('where', '')))}: "
-                     f"{code_cell(_short(expected))} → {code_cell(_short(item.get('got', '')))}")
-    more = len(found) - _SHOWN_DIFFERENCES
-    if more > 0:
-        parts.append(f"+{more} more")
+        want = "(not expected)" if expected is None else expected
+        parts.append(f"{code_cell(_short(where))}: {code_cell(_short(want))} → "
+                     f"{code_cell(_short(got))}")
+    if len(found) > _SHOWN_DIFFERENCES:
+        parts.append(f"+{len(found) - _SHOWN_DIFFERENCES} more")
     note = row.get("note")
     if isinstance(note, str) and note:
         parts.append(code_cell(_short(note)))
     return "<br>".join(parts)
 
 
-def _aligned_rows(data: Mapping[str, object]) -> tuple[list[list[str]], int]:
+def _aligned_rows(alignment: Alignment) -> tuple[list[list[str]], int]:
     """Return the table rows of an alignment (a window from before its first divergence) and
     how many rows were left out."""
-    listed = data.get("alignment")
-    rows = [r for r in listed if isinstance(r, Mapping)] if isinstance(listed, list) else []
-    first = data.get("first_divergence")
-    at = first.get("row") if isinstance(first, Mapping) else None
+    rows, at = alignment.rows, alignment.first
     start = 0
-    if isinstance(at, int) and len(rows) > MAX_ALIGNMENT_ROWS:
+    if at is not None and len(rows) > MAX_ALIGNMENT_ROWS:
         start = max(0, min(at - 3, len(rows) - MAX_ALIGNMENT_ROWS))
     out = []
     for n, row in enumerate(rows[start:start + MAX_ALIGNMENT_ROWS], start):
-        expected = row.get("expected")
+        number = position(row)
         step = row.get("step_id")
-        executed_tool = row.get("got_tool") or row.get("tool")
-        status = str(row.get("status", ""))
+        executed_tool = text_of(row.get("got_tool") or row.get("tool", ""))
+        status = text_of(row.get("status", ""))
         status_cell = cell(status) if row.get("ok", True) else f"**{cell(status)}**"
         if n == at:
             status_cell += " ← first divergence"
         out.append([
-            str(expected + 1) if isinstance(expected, int) else "",
-            code_cell(str(row.get("tool", ""))) if isinstance(expected, int) else "",
-            f"step {step} {code_cell(str(executed_tool))}" if step is not None else "-",
+            number,
+            code_cell(text_of(row.get("tool", ""))) if number else "",
+            f"step {cell(text_of(step))} {code_cell(executed_tool)}" if step is not None else "-",
             status_cell,
             _difference_cell(row),
         ])
-    return out, len(rows) - len(out)
+    return out, alignment.total - len(out)
 
 
 def _alignment_section(suite: SuiteResult) -> list[str]:
     """Expected and executed calls side by side, for the cases whose calls did not match."""
     found = [(record, check) for case in suite.cases for record in case.judged()
-             if (check := _aligned_check(record)) is not None]
+             if (check := aligned_check(record)) is not None and check.verdict == "fail"]
     if not found:
         return []
     lines = ["", "### Expected vs executed calls", ""]
     for record, check in found[:MAX_ALIGNMENTS]:
-        rows, left_out = _aligned_rows(check.data)
+        rows, left_out = _aligned_rows(Alignment.of(check))
         header = ["#", "expected", "executed", "status", "differing arguments (expected → got)"]
         lines += [f"**{cell(record.case_id)}** · {cell(check.name)}", "", *_table(header, rows)]
         if left_out:
