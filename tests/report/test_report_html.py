@@ -256,7 +256,13 @@ def test_case_view_shows_scores_details_and_expected_vs_got(tour: SuiteResult) -
     assert "✗ failed 02-refund-amount-as-string argument_correctness, goal_completion_rate" in view
     assert "02-refund-amount-as-string/trace.json (native)" in view
     assert "argument_correctness ✗ fail 0.6667 (pass line ≥ 1)" in view
-    assert 'expected vs got where expected got refund_order.amount 42.5 "42.50"' in view
+    # argument_correctness holds an alignment: its calls side by side, the divergence marked.
+    assert ("Expected vs executed calls (argument_correctness) # expected executed status "
+            "differing arguments 1 lookup_order step 1 lookup_order ✓ matched 2 refund_order "
+            'step 2 refund_order ✗ args differ ← first divergence amount: expected 42.5, got '
+            '"42.50"') in view
+    # goal_completion_rate holds none: its details parts are read as expected vs got.
+    assert 'expected vs got where expected got state.refund_amount 42.5 "42.50"' in view
     divergence = [c.case_id for c in tour.cases].index("05-search-replay-divergence")
     view = " ".join(page.by_id(f"c{divergence}").text.split())
     assert "divergence_score ✗ fail 0.3333 (pass line ≥ 1) first divergence at step 3 of 6" in view
