@@ -126,22 +126,22 @@ class AlignedCall:
         return out
 
 
-def alignment_data(rows: Sequence[AlignedCall]) -> dict[str, Any]:
+def alignment_data(rows: Sequence[AlignedCall], *, max_rows: int = MAX_ROWS) -> dict[str, Any]:
     """Return ``{"alignment": [...], "first_divergence": {...}}`` for ``rows``, bounded.
 
     ``first_divergence`` is the first row, in display order, that is part of why the check did
     not pass: its position in ``alignment`` (``row``), expected index, step id, tool and
-    status; absent when every row is ``ok``. Past :data:`MAX_ROWS` rows, a window starting a
+    status; absent when every row is ``ok``. Past ``max_rows`` rows, a window starting a
     few rows before the first divergence is kept, and ``alignment_cut`` says where it starts
     (``from``) and how many rows there were (``rows``).
     """
     first = next((n for n, row in enumerate(rows) if not row.ok), None)
     start = 0
-    if len(rows) > MAX_ROWS:
-        start = 0 if first is None else max(0, min(first - _BEFORE, len(rows) - MAX_ROWS))
-    kept = rows[start:start + MAX_ROWS]
+    if len(rows) > max_rows:
+        start = 0 if first is None else max(0, min(first - _BEFORE, len(rows) - max_rows))
+    kept = rows[start:start + max_rows]
     data: dict[str, Any] = {"alignment": [row.to_dict() for row in kept]}
-    if len(rows) > MAX_ROWS:
+    if len(rows) > max_rows:
         data["alignment_cut"] = {"from": start, "rows": len(rows)}
     if first is not None:
         row = rows[first]
