@@ -37,12 +37,13 @@ Status = Literal[
     "matched", "args differ", "wrong tool", "missing", "extra", "out of order", "not counted"
 ]
 
-MAX_ROWS = 60
+MAX_ROWS = 40
 """Rows kept in ``data["alignment"]``: a window from shortly before the first divergence."""
-MAX_DIFFERENCES = 5
+MAX_DIFFERENCES = 3
 """Differing argument paths kept per row."""
-MAX_TEXT = 200
-"""Longest text kept in a row (a value, a note)."""
+MAX_TEXT = 60
+"""Longest text kept in a row (a path, a value, a note). With the two limits above, an
+alignment stays under the 64 KiB a result's data may hold (``scoring.score.MAX_DATA_BYTES``)."""
 _BEFORE = 5  # rows kept before the first divergence when the alignment is cut
 
 
@@ -75,9 +76,13 @@ class Difference:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the difference as JSON: ``where``, ``expected``, ``got`` (and ``reason``)."""
-        out: dict[str, Any] = {"where": self.where, "expected": self.expected, "got": self.got}
+        out: dict[str, Any] = {
+            "where": _cut(self.where),
+            "expected": None if self.expected is None else _cut(self.expected),
+            "got": _cut(self.got),
+        }
         if self.reason is not None:
-            out["reason"] = self.reason
+            out["reason"] = _cut(self.reason)
         return out
 
     def text(self) -> str:
@@ -113,14 +118,14 @@ class AlignedCall:
     def to_dict(self) -> dict[str, Any]:
         """Return the row as the JSON object of ``data["alignment"]``."""
         out: dict[str, Any] = {
-            "expected": self.expected, "step_id": self.step_id, "tool": self.tool,
+            "expected": self.expected, "step_id": self.step_id, "tool": _cut(self.tool),
             "status": self.status, "ok": self.ok,
             "differences": [d.to_dict() for d in self.differences[:MAX_DIFFERENCES]],
         }
         if len(self.differences) > MAX_DIFFERENCES:
             out["differences_left_out"] = len(self.differences) - MAX_DIFFERENCES
         if self.got_tool is not None:
-            out["got_tool"] = self.got_tool
+            out["got_tool"] = _cut(self.got_tool)
         if self.note is not None:
             out["note"] = _cut(self.note)
         return out

@@ -37,7 +37,7 @@ MAX_DETAILS = 2000
 
 MAX_DATA_BYTES = 65_536
 """Largest structured ``data`` kept in a result, as compact JSON; the metrics bound their own
-(an alignment keeps at most 60 rows), so only a third-party metric meets this limit."""
+(an alignment keeps at most 40 rows), so only a third-party metric meets this limit."""
 
 
 def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
