@@ -18,8 +18,9 @@ from builders import case
 from html_page import Page
 
 from openeval.report import render
-from openeval.report.html import MAX_TEXT_CHARS, SYMBOL, mismatches
+from openeval.report.html import MAX_TEXT_CHARS, SYMBOL, mismatches, word_diff
 from openeval.results import CaseResult, CheckResult, CheckSpec, SuiteResult
+from openeval.results.excerpt import ExcerptStep, TraceExcerpt
 from openeval.results.files import read_results, write_results
 from openeval.runner import run_suite
 from openeval.scores import Score
@@ -38,7 +39,7 @@ TAGS = frozenset({
     "main", "section", "div", "dl", "dt", "dd", "table", "caption", "colgroup", "col", "thead",
     "tbody", "tr", "th", "td", "span", "strong", "small", "abbr", "wbr", "a", "svg", "rect",
     "select", "option", "label", "input", "output", "noscript", "details", "summary", "ul",
-    "li", "pre", "footer", "script",
+    "li", "pre", "footer", "script", "h4", "ins", "del",
 })
 """Every element the report writes; anything else in a page came from a value."""
 
@@ -83,12 +84,27 @@ def planted(field: str, value: str) -> SuiteResult:
         kind=at("kind", "m1"), name=at("check_name", "m1"), family="check",
         settings={"k": value} if field == "settings" else {}, threshold=1.0,
     )
-    check = CheckResult(spec, "fail", scores, at("details", "plain details"))
+    data = {
+        "alignment": [{"expected": 0, "step_id": 1, "tool": at("alignment_tool", "refund"),
+                       "status": "args differ", "ok": False, "note": at("alignment_note", "n"),
+                       "differences": [{"where": at("alignment_where", "amount"),
+                                        "expected": "1", "got": at("alignment_got", "2")}]}],
+        "first_divergence": {"row": 0, "expected": 0, "step_id": 1, "tool": "refund",
+                             "status": "args differ"},
+        "notes": [at("check_note", "a note")],
+    }
+    check = CheckResult(spec, "fail", scores, at("details", "plain details"), data)
+    excerpt = TraceExcerpt(
+        steps=(ExcerptStep(1, "tool_call", at("step_tool", "refund"), at("step_args", "{}"),
+                           at("step_result", "ok"), error=at("step_error", "boom")),
+               ExcerptStep(2, "thought", content=at("step_content", "thinking"))),
+        final_output=at("final_output", "done"), expected_output=at("expected_output", "done"),
+    )
     result = CaseResult(
         case_id=at("case_id", "c1"), task_id=at("task_id", "t1"),
         testcase_path=at("testcase_path", "c1/testcase.json"),
         trace_path=at("trace_path", "c1/trace.json"), trace_format=at("trace_format", "native"),
-        checks=(check,), error=value if field == "error" else None,
+        checks=(check,), error=value if field == "error" else None, trace_excerpt=excerpt,
     )
     metadata: dict[str, Any] = {
         "suite": at("suite_metadata", "suite"),
@@ -311,3 +327,29 @@ def test_a_5000_case_report_stays_under_the_bound(tour: SuiteResult) -> None:
     assert len(text.encode("utf-8")) < SIZE_BOUND
     assert text.count("<details ") == 5000
     assert not re.search(r"<details[^>]* open", text)
+
+
+WORD_DIFFS = json.loads((DATA / "word_diff.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("item", WORD_DIFFS, ids=[w["id"] for w in WORD_DIFFS])
+def test_the_output_diff_is_word_by_word(item: dict[str, str]) -> None:
+    assert word_diff(item["expected"], item["actual"]) == item["html"]
+
+
+def test_with_steps_kept_a_case_view_shows_calls_steps_and_output() -> None:
+    tour = run_suite(TOUR, keep_steps=True)
+    page = Page(html(tour))
+    index = [c.case_id for c in tour.cases].index("04-payment-denial-loop")
+    view = page.by_id(f"c{index}")
+    text = " ".join(view.text.split())
+    assert ("1 create_payment_request - ✗ missing ← first divergence" in text)
+    assert "step 1 wire_transfer ✓ not counted denied: permission denied" in text
+    steps = [e for e in page.elements if e.tag == "table" and e.attrs.get("class") == "timeline"]
+    assert len(steps) == len(tour.cases)
+    assert "1 tool_call wire_transfer {\"amount\":1900,\"currency\":\"USD\",\"to\":\"Acme Ltd\"}" \
+        in " ".join(steps[index].text.split())
+    assert "Final output (none)" in text
+    plain = Page(html(run_suite(TOUR)))
+    assert "No steps kept: run with --html or --keep-steps" in " ".join(
+        plain.by_id(f"c{index}").text.split())
