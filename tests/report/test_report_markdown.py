@@ -118,8 +118,8 @@ def test_calls_that_did_not_match_are_shown_side_by_side() -> None:
 def test_notes_of_passed_results_get_a_section_of_their_own() -> None:
     text = render(run_suite(TOUR), "markdown")
     notes = text.split("### Notes", 1)[1]
-    assert "| 07-flight-booking-thresholds | tool_selection_accuracy | ` extra: search_flights ` |" \
-        in notes
+    row = "| 07-flight-booking-thresholds | tool_selection_accuracy | ` extra: search_flights ` |"
+    assert row in notes
     failures = text.split("### Failures", 1)[1].split("\n### ", 1)[0]
     assert "extra: search_flights" not in failures
 
