@@ -756,11 +756,6 @@ def _trace_views(record: CaseResult) -> str:
     if excerpt is not None:
         parts.append(timeline(excerpt, divergent))
         parts.append(output_view(excerpt))
-    elif record.checks:
-        parts.append(
-            '<p class="muted">No steps kept: run with <code>--html</code> or '
-            "<code>--keep-steps</code> to see the step timeline and the output here.</p>"
-        )
     return "".join(parts)
 
 
@@ -804,11 +799,16 @@ def case_view(index: int, case: CaseResult) -> str:
 
 def _case_views(suite: SuiteResult) -> str:
     views = "".join(case_view(i, case) for i, case in enumerate(suite.cases))
+    kept = any(r.trace_excerpt is not None for c in suite.cases for r in (c, *c.trials))
+    steps = (
+        "its steps and output" if kept else
+        "(with steps kept: <code>openeval run --html</code> or <code>--keep-steps</code>) its "
+        "steps and output"
+    )
     return (
-        '<section id="case-views"><h2>Case details</h2><p class="muted">Each case, collapsed: '
-        "click to open: its expected and executed calls side by side, its steps and output "
-        "(when the run kept them), and every check's verdict, scores and details.</p>"
-        f"{views}</section>"
+        '<section id="case-views"><h2>Case details</h2><p class="muted" id="views-note">Each '
+        f"case, collapsed: click to open: its expected and executed calls side by side, {steps}, "
+        f"and every check's verdict, scores and details.</p>{views}</section>"
     )
 
 
