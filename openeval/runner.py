@@ -95,6 +95,7 @@ def run_suite(
     gates: Sequence[Gate] = (),
     fail_under_cases: float | None = None,
     trials_rule: str | None = None,
+    keep_steps: bool = False,
 ) -> SuiteResult: ...
 @overload
 def run_suite(
@@ -116,6 +117,7 @@ def run_suite(
     gates: Sequence[Gate] = (),
     fail_under_cases: float | None = None,
     trials_rule: str | None = None,
+    keep_steps: bool = False,
 ) -> SuiteResult | dict[str, Any]:
     """Return the results of every case under ``suite_dir``, in sorted path order.
 
@@ -128,8 +130,10 @@ def run_suite(
     The suite's configuration files (``openeval.toml``, proposals/0060) give every case its
     defaults and the run its ``fail_under``, ``fail_under_cases`` and gates; the arguments win
     over them (``gates``, ``(name, line, where given)``, name by name). ``trials_rule`` judges
-    every case with trials. Raises SuiteError when the folder holds no case, a metric name or
-    the trials rule is unknown, or a gate names no metric or check of the run.
+    every case with trials. ``keep_steps`` keeps a bounded excerpt of each trace in its result
+    (the HTML report's step timeline and output diff). Raises SuiteError when the folder holds
+    no case, a metric name or the trials rule is unknown, or a gate names no metric or check of
+    the run.
 
     ``run_suite(path, [metric objects])``, the openeval-core 0.2.1 form, still works: it warns
     (DeprecationWarning) and returns 0.2.1's ``{task_id: {"task_id", "metrics"}}`` dict.
@@ -160,7 +164,7 @@ def run_suite(
         lines.pop(name, None)  # the command line wins, and its gates come after the file's
         lines[name], where[name] = line, given
     plan = RunPlan.of(metrics, format, options, confine_to=suite_dir, allow_outside=allow_outside,
-                      config=config, trials_rule=trials_rule)
+                      config=config, trials_rule=trials_rule, keep_steps=keep_steps)
     chosen = engine or default_engine(len(specs), workers)
     cases: list[CaseResult] = []
     for case in chosen.run(plan, specs):

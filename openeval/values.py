@@ -349,6 +349,45 @@ def short_json(value: Any, limit: int = _SHORT_LIMIT) -> str:
     return text
 
 
+WINDOW_SCAN = 8192
+"""How far into two values' JSON texts :func:`short_pair` looks for their first difference."""
+
+
+def short_pair(expected: Any, actual: Any, limit: int = _SHORT_LIMIT) -> tuple[str, str]:
+    """Return ``expected`` and ``actual`` as short JSON texts that show where they differ.
+
+    Like :func:`short_json` on each, except when both texts are longer than ``limit`` and
+    agree on their first ``limit`` characters: cut at the start, they would read the same and
+    hide the difference (two 26-item arrays differing in their last item). Then each text is a
+    window of about ``limit`` characters around the first differing character, ``...`` marking
+    what is left out on either side. Only the first :data:`WINDOW_SCAN` characters of each
+    text are ever written; a difference past them is named as such.
+    """
+    if isinstance(expected, _Marker) or isinstance(actual, _Marker):
+        return short_json(expected, limit), short_json(actual, limit)
+    left = "".join(_bounded(_json_tokens(expected, WINDOW_SCAN), WINDOW_SCAN))[:WINDOW_SCAN]
+    right = "".join(_bounded(_json_tokens(actual, WINDOW_SCAN), WINDOW_SCAN))[:WINDOW_SCAN]
+    same = 0
+    for a, b in zip(left, right, strict=False):
+        if a != b:
+            break
+        same += 1
+    if same < limit - 3 or (len(left) <= limit and len(right) <= limit):
+        return short_json(expected, limit), short_json(actual, limit)
+    if same == min(len(left), len(right)) == WINDOW_SCAN:
+        note = f"... (the first {WINDOW_SCAN:,} characters agree)"
+        return note, note
+    start = max(same - limit // 3, 0)
+    return _window(left, start, limit), _window(right, start, limit)
+
+
+def _window(text: str, start: int, limit: int) -> str:
+    end = start + max(limit - 6, 1)
+    head = "..." if start else ""
+    tail = "..." if end < len(text) else ""
+    return head + text[start:end] + tail
+
+
 def _bounded(tokens: Iterator[str], limit: int) -> Iterator[str]:
     size = 0
     for token in tokens:

@@ -71,7 +71,8 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
         "SuiteError": "raised by get_reporter; public as openeval.SuiteError",
         "SuiteResult": "the type render() takes; public in openeval.results",
     },
-    "openeval.results": {"records": _SUBMODULE, "summary": _SUBMODULE, "trials": _SUBMODULE},
+    "openeval.results": {"records": _SUBMODULE, "summary": _SUBMODULE, "trials": _SUBMODULE,
+                         "excerpt": _SUBMODULE},
     "openeval.scoring": {"plan": _SUBMODULE},
 }
 """Per package: public names bound in it but not exported, each with why (the documentation).

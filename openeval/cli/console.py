@@ -61,7 +61,13 @@ def _plain_case_lines(case: CaseResult) -> list[str]:
     lines = [f"{_CASE_WORD[case.status]} {printable(case.case_id)}"]
     lines += [_result_line(c) for c in case.checks if c.verdict in ("fail", "error")]
     lines += [f"    warning: {printable(w)}" for w in case.warnings]
+    lines += [f"    note  {printable(name)}: {printable(note)}" for name, note in notes_of(case)]
     return lines
+
+
+def notes_of(record: CaseResult) -> list[tuple[str, str]]:
+    """Return ``(check name, note)`` for the notes of ``record``'s results that passed."""
+    return [(c.name, note) for c in record.checks if c.verdict == "pass" for note in c.notes]
 
 
 def trials_text(case: CaseResult) -> str:
@@ -285,6 +291,11 @@ def render_suite_table(suite: SuiteResult, console: Console) -> None:
             for warning in record.warnings:
                 console.print(f"[yellow]warning[/] {_escape(record.case_id)}: "
                               f"{_escape(warning)}")
+    for case in rows:
+        for record in case.judged():
+            for name, note in notes_of(record):
+                console.print(f"[dim]note {_escape(record.case_id)} {_escape(name)}: "
+                              f"{_escape(note)}[/]")
 
 
 def print_case(case: CaseResult, *, quiet: bool) -> None:

@@ -88,7 +88,12 @@ def parse_reports(values: tuple[str, ...]) -> list[tuple[str, Path | None]]:
                    "request the test cases are the author's, and a 'trace' key or a link must "
                    "not reach other files on the runner.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path),
-              help="Also write the HTML report to this file (same as --report html=FILE).")
+              help="Also write the HTML report to this file (same as --report html=FILE). "
+                   "Keeps each trace's first steps in the results, as --keep-steps does.")
+@click.option("--keep-steps", is_flag=True,
+              help="Keep a bounded excerpt of each trace (its first 200 steps, final and "
+                   "expected output) in the results, for the HTML report's step timeline and "
+                   "output diff. On whenever an HTML report is written.")
 @options.gate_options
 @options.baseline_options
 @click.option("--workers", type=click.IntRange(min=1), metavar="N",
@@ -110,6 +115,7 @@ def run(
     junit_path: Path | None,
     allow_outside_suite: bool,
     html_path: Path | None,
+    keep_steps: bool,
     fail_under_metric: tuple[str, ...],
     fail_under_cases: float | None,
     trials_rule: str | None,
@@ -166,16 +172,18 @@ def run(
                 # Before the first case is scored: an interrupted run leaves no old verdict.
                 prepare_output(output_dir)
             floors = _Floors(fail_under, fail_under_cases, tuple(gates))
+            # The HTML case view draws the step timeline and the output diff from the excerpt.
+            keep = keep_steps or any(name == "html" for name, _ in reports)
             if suite_dir is not None:
                 suite = _run_suite(
                     suite_dir, metric_names, trace_format, load, floors, quiet,
-                    allow_outside_suite, trials_rule, workers,
+                    allow_outside_suite, trials_rule, workers, keep,
                 )
             else:
                 assert testcase_path is not None  # checked above; narrows the type for mypy
                 suite = _run_single(
                     testcase_path, trace_path, metric_names, trace_format, load, floors, quiet,
-                    allow_outside_suite,
+                    allow_outside_suite, keep,
                 )
             _write_outputs(suite, output_dir, reports)
             diff = None
@@ -286,6 +294,7 @@ def _run_suite(
     allow_outside: bool,
     trials_rule: str | None,
     workers: int | None,
+    keep_steps: bool,
 ) -> SuiteResult:
     from openeval.cli.console import print_suite, progress_bar
     from openeval.runner import run_suite
@@ -295,7 +304,7 @@ def _run_suite(
             suite_dir, metrics=metric_names, format=trace_format, options=load,
             fail_under=floors.fail_under, progress=progress, allow_outside=allow_outside,
             gates=floors.gates, fail_under_cases=floors.fail_under_cases,
-            trials_rule=trials_rule, workers=workers,
+            trials_rule=trials_rule, workers=workers, keep_steps=keep_steps,
         )
     print_suite(suite, quiet=quiet)
     return suite
@@ -310,6 +319,7 @@ def _run_single(
     floors: _Floors,
     quiet: bool,
     allow_outside: bool,
+    keep_steps: bool,
 ) -> SuiteResult:
     from openeval.cli.console import print_case, print_gates, summary_line
     from openeval.results.records import SuiteResult
@@ -319,7 +329,8 @@ def _run_single(
     check_metric_selection(metric_names)
     case = evaluate_case(
         testcase_path, trace_path,
-        plan=RunPlan.of(metric_names, trace_format, load, allow_outside=allow_outside),
+        plan=RunPlan.of(metric_names, trace_format, load, allow_outside=allow_outside,
+                        keep_steps=keep_steps),
     )
     suite = SuiteResult(
         cases=(case,), fail_under=floors.fail_under, metadata={},

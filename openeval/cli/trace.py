@@ -1,17 +1,19 @@
 """``openeval convert``, ``inspect`` and ``snapshot``: look at one trace, in any format.
 
 ``convert`` writes the normalised trace (OpenEval's own JSON), ``inspect`` prints its steps as a
-table, ``snapshot`` drafts a test case from a known-good run. Every command reads its trace with
-the adapter registry (``--format`` forces one) and exits 2, with one line naming the file and
-the place, when the trace cannot be read.
+table (``--wide`` uncut, ``--json`` as one document, ``--testcase C`` with C's expected calls
+against the executed ones side by side), ``snapshot`` drafts a test case from a known-good run.
+Every command reads its trace with the adapter registry (``--format`` forces one) and exits 2,
+with one line naming the file and the place, when the trace cannot be read.
 """
 
 from __future__ import annotations
 
 import difflib
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import click
 
@@ -22,6 +24,7 @@ from openeval.errors import OpenEvalError
 from openeval.printable import printable
 
 if TYPE_CHECKING:
+    from openeval.cli.alignment import CaseAlignment
     from openeval.models import AgentTrace, TraceStep
 
 _format_option = options.trace_format
@@ -71,8 +74,10 @@ def convert(trace_path: Path, trace_format: str | None, output_path: Path | None
         _write(output_path, data)
 
 
-def _one_line(text: str, width: int) -> str:
+def _one_line(text: str, width: int | None) -> str:
     flat = printable(" ".join(text.split()))
+    if width is None:
+        return flat
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
@@ -82,8 +87,9 @@ def _flags(step: TraceStep) -> str:
     return ",".join(name for name, on in names if on)
 
 
-def step_row(step: TraceStep) -> tuple[str, ...]:
-    """Return the cells of one step in :data:`COLUMNS` order, truncated to one line each."""
+def step_row(step: TraceStep, *, wide: bool = False) -> tuple[str, ...]:
+    """Return the cells of one step in :data:`COLUMNS` order, on one line each; cut to fit
+    unless ``wide``."""
     from openeval.jsonio import dump_json_compact
 
     if step.type == "tool_call":
@@ -95,12 +101,16 @@ def step_row(step: TraceStep) -> tuple[str, ...]:
     result = step.tool_result or ""
     if step.error is not None:
         result = f"{result} [{step.error}]" if result else step.error
+
+    def width(column: str) -> int | None:
+        return None if wide else _WIDTHS[column]
+
     return (
         str(step.step_id),
         step.type,
-        _one_line(who, _WIDTHS["tool/model"]),
-        _one_line(what, _WIDTHS["args/content"]),
-        _one_line(result, _WIDTHS["result"]),
+        _one_line(who, width("tool/model")),
+        _one_line(what, width("args/content")),
+        _one_line(result, width("result")),
         _flags(step),
     )
 
@@ -114,39 +124,128 @@ def _title(trace: AgentTrace) -> str:
     )
 
 
-@click.command()
-@_trace_argument
-@_format_option
-def inspect(trace_path: Path, trace_format: str | None) -> None:
-    """Print the normalised steps of TRACE as a table (plain text when not on a terminal).
+ALIGNMENT_COLUMNS = ("#", "expected", "executed", "status", "differences")
+"""Columns of ``openeval inspect --testcase``."""
 
-    Exit 0 when printed, 2 when TRACE cannot be read.
-    """
-    trace = _load(trace_path, trace_format)
-    rows = [step_row(step) for step in trace.steps]
-    final = f"final output: {_one_line(trace.final_output, 100) or '(none)'}"
+
+def alignment_rows(data: Mapping[str, Any], *, wide: bool = False) -> list[tuple[str, ...]]:
+    """Return the cells of each alignment row in :data:`ALIGNMENT_COLUMNS` order, one line
+    each (trace text escaped); the first divergence's status says so."""
+    from openeval.report.alignment import difference_parts, position, text_of
+
+    rows = data.get("alignment")
+    found = data.get("first_divergence")
+    first = found.get("row") if isinstance(found, Mapping) else None
+    limit = None if wide else 60
+    out: list[tuple[str, ...]] = []
+    for n, row in enumerate(rows if isinstance(rows, list) else []):
+        if not isinstance(row, Mapping):
+            continue
+        number = position(row)
+        step = row.get("step_id")
+        executed = (f"step {text_of(step)} {text_of(row.get('got_tool') or row.get('tool'))}"
+                    if step is not None else "-")
+        status = text_of(row.get("status", ""))
+        if n == first:
+            status += " <- first divergence"
+        parts = [
+            f"{where}: {reason}" if reason is not None
+            else f"{where}: expected {'nothing' if expected is None else expected}, got {got}"
+            for where, expected, got, reason in difference_parts(row)
+        ]
+        note = row.get("note")
+        if isinstance(note, str) and note:
+            parts.append(note)
+        out.append((
+            number,
+            _one_line(text_of(row.get("tool", "")), limit) if number else "",
+            _one_line(executed, limit),
+            status,
+            _one_line("; ".join(parts), None if wide else 80),
+        ))
+    return out
+
+
+def _print_table(
+    title: str, caption: str, columns: tuple[str, ...], rows: list[tuple[str, ...]],
+    bad: Callable[[tuple[str, ...]], bool],
+) -> None:
+    """Print ``rows`` as a rich table on a terminal, else as aligned plain text."""
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.markup import escape
         from rich.table import Table
 
-        table = Table(title=escape(printable(_title(trace))), caption=escape(final))
-        for column in COLUMNS:
-            if column == "step":
-                table.add_column(column, justify="right")
-            else:
-                table.add_column(column, overflow="fold")
+        table = Table(title=escape(printable(title)), caption=escape(printable(caption)))
+        for column in columns:
+            justify: Literal["right", "left"] = "right" if column in ("step", "#") else "left"
+            table.add_column(column, justify=justify, overflow="fold")
         for row in rows:
-            style = "red" if row[-1] else None
-            table.add_row(*(escape(cell) for cell in row), style=style)
+            table.add_row(*(escape(cell) for cell in row), style="red" if bad(row) else None)
         Console(highlight=False).print(table)
         return
-    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(COLUMNS)]
-    click.echo(printable(_title(trace)))
-    for row in (COLUMNS, *rows):
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
+    click.echo(printable(title))
+    for row in (columns, *rows):
         cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
         click.echo("  ".join(cells).rstrip())
-    click.echo(final)
+    click.echo(printable(caption))
+
+
+def _steps_document(trace: AgentTrace, alignment: CaseAlignment | None) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "task_id": trace.task_id,
+        "steps": [step.to_dict() for step in trace.steps],
+        "final_output": trace.final_output,
+    }
+    if alignment is not None:
+        document["testcase"] = {"metric": alignment.metric, "details": alignment.details,
+                                **alignment.data}
+    return document
+
+
+@click.command()
+@_trace_argument
+@_format_option
+@click.option("--wide", is_flag=True,
+              help="Do not cut arguments, results or texts to fit the terminal.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON document (the steps, and with --testcase the alignment) "
+                   "instead of a table; sorted keys, same bytes every time.")
+@click.option("--testcase", "testcase_path", type=click.Path(path_type=Path),
+              help="Also show this test case's expected calls against the trace's executed "
+                   "calls, side by side, with the first divergence marked.")
+def inspect(
+    trace_path: Path, trace_format: str | None, wide: bool, as_json: bool,
+    testcase_path: Path | None,
+) -> None:
+    """Print the normalised steps of TRACE as a table (plain text when not on a terminal).
+
+    Exit 0 when printed, 2 when TRACE or the test case cannot be read.
+    """
+    trace = _load(trace_path, trace_format)
+    alignment = None
+    if testcase_path is not None:
+        from openeval.cli.alignment import case_alignment
+
+        try:
+            alignment = case_alignment(trace, testcase_path)
+        except OpenEvalError as error:
+            _fail(error)
+    if as_json:
+        from openeval.jsonio import dump_json
+
+        click.echo(dump_json(_steps_document(trace, alignment)), nl=False)
+        return
+    rows = [step_row(step, wide=wide) for step in trace.steps]
+    final = f"final output: {_one_line(trace.final_output, None if wide else 100) or '(none)'}"
+    _print_table(_title(trace), final, COLUMNS, rows, lambda row: bool(row[-1]))
+    if alignment is not None:
+        lines = alignment_rows(alignment.data, wide=wide)
+        _print_table(
+            f"expected vs executed calls ({alignment.metric})", alignment.details,
+            ALIGNMENT_COLUMNS, lines, lambda row: "first divergence" in row[3],
+        )
 
 
 _MODES_HELP = "strict, in_order, unordered, superset or subset"

@@ -47,6 +47,7 @@ from openeval.values import (
     first_difference,
     json_compare,
     short_json,
+    short_pair,
 )
 
 MAX_REGEX_SUBJECT = 10_000
@@ -90,6 +91,16 @@ class Mismatch:
     expected: str | None
     actual: Any
     reason: str | None = None
+    wanted: Any = MISSING
+    """The plain expected value at ``path`` when the expectation is one: both values are then
+    shown around their first difference (:func:`~openeval.values.short_pair`)."""
+
+    def texts(self) -> tuple[str | None, str]:
+        """Return what was expected and what was found there, as short texts (the expected
+        one None for an unexpected key; the found one ``missing`` when absent)."""
+        if self.wanted is not MISSING and self.actual is not MISSING:
+            return short_pair(self.wanted, self.actual)
+        return self.expected, short_json(self.actual)
 
     def __str__(self) -> str:
         where = self.path or "value"
@@ -97,9 +108,10 @@ class Mismatch:
             return f"{where}: {self.reason}"
         if self.actual is MISSING:
             return f"{where}: missing"
-        if self.expected is None:
-            return f"{where}: unexpected {short_json(self.actual)}"
-        return f"{where}: expected {self.expected}, got {short_json(self.actual)}"
+        expected, got = self.texts()
+        if expected is None:
+            return f"{where}: unexpected {got}"
+        return f"{where}: expected {expected}, got {got}"
 
 
 def _join(path: str, key: Any) -> str:
@@ -177,7 +189,7 @@ class Literal(Expected):
             return Mismatch(where, None, None, TOO_DEEP.shown)
         if want is MISSING:
             return Mismatch(where, None, got)
-        return Mismatch(where, short_json(want), got)
+        return Mismatch(where, short_json(want), got, wanted=want)
 
     @property
     def is_literal(self) -> bool:

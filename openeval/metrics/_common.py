@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from openeval.errors import TestCaseError
 from openeval.models import AgentTrace, EvalTestCase
-from openeval.values import MISSING, short_json
+from openeval.values import MISSING, short_json, short_pair
 
 DETAILS_LIMIT = 300
 """Longest details line a metric writes; longer lists end in ``+N more``."""
@@ -87,7 +87,8 @@ def describe_difference(path: str, expected: Any, actual: Any) -> str:
         return f"{path}: missing"
     if expected is MISSING:
         return f"{path}: unexpected {short_json(actual)}"
-    return f"{path}: expected {short_json(expected)}, got {short_json(actual)}"
+    want, got = short_pair(expected, actual)
+    return f"{path}: expected {want}, got {got}"
 
 
 NOT_RECORDED_KEY = "not_recorded"

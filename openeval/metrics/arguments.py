@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from openeval.errors import OpenEvalError
+from openeval.matching.alignment import AlignedCall, Difference, alignment_data, args_problem
 from openeval.matching.calls import MAX_COMPARISONS
-from openeval.matching.matchers import Expected, compile_expected
+from openeval.matching.matchers import Expected, Mismatch, compile_expected
 from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
 from openeval.metrics._common import (
     ExpectedCall,
@@ -19,7 +20,7 @@ from openeval.metrics._common import (
 )
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.registry import register_metric
-from openeval.models import AgentTrace, EvalTestCase
+from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import MISSING, canonical_key, json_equal, short_json
 
 _NO_ARGS: Mapping[str, Any] = {}
@@ -46,7 +47,9 @@ class ArgumentCorrectness(Metric):
     Score: matching pairs over all expected pairs.
 
     Passes when the score reaches the pass line (default 1.0: every expected value seen).
-    Fails on a wrong, missing or uncalled argument; details name each one.
+    Fails on a wrong, missing or uncalled argument; details name each one (arguments that are
+    not valid JSON are named as such), and the result's data holds each expected call beside
+    the executed call it was paired with.
     Not applicable when no expected call lists any arguments.
     """
 
@@ -67,6 +70,7 @@ class ArgumentCorrectness(Metric):
             for call in wanted
         }
         executed: dict[str, list[Mapping[str, Any]]] = {name: [] for name in by_tool}
+        made: dict[str, list[TraceStep]] = {name: [] for name in by_tool}
         denied: Counter[str] = Counter()
         for step in trace.steps:
             if step.type != "tool_call" or step.tool_name not in executed:
@@ -75,32 +79,50 @@ class ArgumentCorrectness(Metric):
                 denied[step.tool_name] += 1
             else:
                 executed[step.tool_name].append(step.tool_args or _NO_ARGS)
+                made[step.tool_name].append(step)
 
-        partner: dict[int, Mapping[str, Any] | None] = {}
+        partner: dict[int, TraceStep | None] = {}
         matched = 0
         for tool, calls in by_tool.items():
             actual = executed[tool]
             pairing = pair_calls([rows[call.position] for call in calls], actual)
             matched += pairing.matched
             for call, column in zip(calls, pairing.partners, strict=True):
-                partner[call.position] = None if column is None else actual[column]
+                partner[call.position] = None if column is None else made[tool][column]
 
         if matched == total:
             return Measurement(1.0, f"expected argument values matched: {total}/{total}")
+        # Only a failing run pays for the explanations and the side-by-side rows.
         problems: list[str] = []
+        aligned: list[AlignedCall] = []
         seen: Counter[str] = Counter()
         for call in wanted:
             seen[call.tool] += 1
             label = call.tool if len(by_tool[call.tool]) == 1 else f"{call.tool}#{seen[call.tool]}"
-            args = partner[call.position]
-            if args is None:
+            paired = partner[call.position]
+            if paired is None:
                 blocked = f" ({denied[call.tool]} denied)" if denied[call.tool] else ""
                 problems.append(f"{label}: not called{blocked}")
-            else:
-                problems.extend(rows[call.position].differences(label, args))
+                aligned.append(AlignedCall(call.position, None, call.tool, "missing", False))
+                continue
+            broken = args_problem(paired)
+            if broken is not None:
+                problems.append(f"{label}: {broken}")
+                aligned.append(AlignedCall(
+                    call.position, paired.step_id, call.tool, "args differ", False,
+                    (Difference("arguments", "a JSON object", broken),),
+                ))
+                continue
+            found = rows[call.position].mismatches(paired.tool_args or _NO_ARGS)
+            problems.extend(f"{label}.{m}" for m in found)
+            aligned.append(AlignedCall(
+                call.position, paired.step_id, call.tool, "args differ" if found else "matched",
+                not found, tuple(Difference.of(m) for m in found),
+            ))
         head = f"expected argument values matched: {matched}/{total}"
         details = join_bounded([head, *problems])
-        return Measurement(matched / total, with_unrecorded_note(details, matched / total, trace))
+        return Measurement(matched / total, with_unrecorded_note(details, matched / total, trace),
+                           data=alignment_data(aligned))
 
 
 @dataclass(frozen=True)
@@ -173,17 +195,21 @@ class ExpectedArgs:
 
     def differences(self, label: str, actual: Mapping[str, Any]) -> list[str]:
         """Return ``label.key: expected X, got Y`` for each expected key ``actual`` misses."""
-        out: list[str] = []
+        return [f"{label}.{m}" for m in self.mismatches(actual)]
+
+    def mismatches(self, actual: Mapping[str, Any]) -> list[Mismatch]:
+        """Return where ``actual`` misses each expected key, paths relative to the call."""
+        out: list[Mismatch] = []
         for key, plain, field in self.items:
             got = actual.get(key, MISSING)
             if field is not None:
-                found = field.explain(got, f"{label}.{key}")
+                found = field.explain(got, str(key))
                 if found is not None:
-                    out.append(str(found))
+                    out.append(found)
             elif got is MISSING:
-                out.append(f"{label}.{key}: missing")
+                out.append(Mismatch(str(key), short_json(plain), MISSING))
             elif not json_equal(plain, got):
-                out.append(f"{label}.{key}: expected {short_json(plain)}, got {short_json(got)}")
+                out.append(Mismatch(str(key), short_json(plain), got, wanted=plain))
         return out
 
 

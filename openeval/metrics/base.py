@@ -13,8 +13,9 @@ number of traces, from any number of threads.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from openeval.models import AgentTrace, EvalTestCase, MetricResult
 from openeval.scores import Score, Scores, verdict
@@ -27,12 +28,17 @@ class Measurement:
     ``applicable=False`` means "nothing to judge": the result gets ``passed=None``.
     ``passed`` set to True or False decides the verdict directly, bypassing the pass line
     (for verdict-style metrics such as fixture freshness); None leaves it to the pass line.
+    ``data`` goes to :attr:`~openeval.results.records.CheckResult.data` unchanged.
     """
 
     score: float
     details: str
     applicable: bool = True
     passed: bool | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+    """Structured findings beside the details, JSON values only and bounded: the alignment of
+    expected and executed calls (``alignment``, ``first_divergence``) and ``notes`` worth a
+    look on a pass (proposals/0050). Empty for most measurements."""
 
 
 def measurement_scores(name: str, found: Measurement) -> tuple[Score, ...]:

@@ -68,7 +68,8 @@ class StepBudget(Metric):
 
     Steps are tool calls, denied ones included. The run's duration is the span of its step
     timestamps when at least two distinct non-zero ones exist, else the sum of the steps'
-    ``latency_ms``, else unknown: an unknown duration is not checked, and the details say so.
+    ``latency_ms``, else unknown: an unknown duration is not checked, and the details and a
+    note say so.
     Score: 1.0 within every limit that is set, else 0.0.
 
     Passes when no set limit is exceeded. Fails when the agent made more tool calls than
@@ -89,6 +90,7 @@ class StepBudget(Metric):
             return not_applicable("no max_steps or timeout_seconds set")
         over: list[str] = []
         within: list[str] = []
+        notes: list[str] = []
         if max_steps is not None:
             calls = sum(1 for step in trace.steps if step.type == "tool_call")
             if calls > max_steps:
@@ -102,6 +104,8 @@ class StepBudget(Metric):
                     f"duration unknown (no timestamps or latency_ms): timeout_seconds {timeout:g} "
                     "not checked"
                 )
+                notes.append(f"timeout_seconds {timeout:g} not checked: the trace has no "
+                             "timestamps or latency_ms")
             else:
                 seconds, how = duration
                 sign = ">" if seconds > timeout else "<="
@@ -109,4 +113,4 @@ class StepBudget(Metric):
                 (over if seconds > timeout else within).append(text)
         if over:
             return Measurement(0.0, "; ".join(over + within))
-        return Measurement(1.0, "; ".join(within))
+        return Measurement(1.0, "; ".join(within), data={"notes": notes} if notes else {})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from openeval.matching.alignment import alignment_data, selection_rows
 from openeval.metrics._common import (
     counted,
     expected_calls,
@@ -27,10 +28,11 @@ class ToolSelectionAccuracy(Metric):
     as made. Extra calls do not lower the score (step efficiency and step budget judge those)
     but are named in the details, as are failed calls ("called but failed: <error>").
 
-    Passes when the score reaches the pass line (default 1.0: every expected call made).
-    Fails when an expected call is missing; when the trace could not show calls at all (an OTel
-    trace recorded without message content), the details say so and how to record them.
-    Not applicable when the test case expects no calls.
+    Passes when the score reaches the pass line (default 1.0: every expected call made);
+    extra calls are noted. Fails when an expected call is missing; the result's data then
+    holds the expected and executed calls side by side, and when the trace could not show
+    calls at all (an OTel trace recorded without message content), the details say so and how
+    to record them. Not applicable when the test case expects no calls.
     """
 
     name = "tool_selection_accuracy"
@@ -73,7 +75,13 @@ class ToolSelectionAccuracy(Metric):
             ]
         if extra:
             parts.append("extra: " + counted(extra))
-        return Measurement(score, with_unrecorded_note(join_bounded(parts), score, trace))
+        if not missing:  # a pass with extra calls: worth a note, not a failure
+            return Measurement(score, join_bounded(parts),
+                               data={"notes": ["extra: " + counted(extra)]})
+        rows = selection_rows(trace.steps, [call.tool for call in expected_calls(test_case)])
+        return Measurement(score, with_unrecorded_note(join_bounded(parts), score, trace),
+                           data=alignment_data(rows))
+
 
 def _denied_note(missing: Counter[str], denied: dict[str, int]) -> str:
     blocked = Counter({name: denied[name] for name in missing if denied.get(name)})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from openeval.matching.alignment import alignment_data, trajectory_rows
 from openeval.matching.trajectory import TrajectorySpec, match_trajectory
 from openeval.metrics._common import with_unrecorded_note
 from openeval.metrics.base import Measurement, Metric, not_applicable
@@ -26,10 +27,12 @@ class TrajectoryMatching(Metric):
     the case passes whenever any pairing of calls satisfies the mode.
     Score: 1.0 when the calls match, else 0.0.
 
-    Passes when the calls match. Fails otherwise; details name the first divergence (the call,
-    what was expected there and, for arguments, the path with both values), then the missing
-    and extra calls (and, for a trace recorded without message content, that it could not
-    show calls and how to record them). Not applicable when the test case has no
+    Passes when the calls match (extra calls the mode allows are noted). Fails otherwise;
+    details name the first divergence (the call, what was expected there and, for arguments,
+    the path with both values), then the missing and extra calls (and, for a trace recorded
+    without message content, that it could not show calls and how to record them), and the
+    result's data holds the expected and executed calls side by side
+    (:mod:`openeval.matching.alignment`). Not applicable when the test case has no
     ``trajectory``, or when its mode is ``in_order`` or ``superset`` and it expects no calls
     (nothing to look for).
     """
@@ -45,5 +48,12 @@ class TrajectoryMatching(Metric):
         if not test_case.expected_tool_calls and spec.mode in _NEED_EXPECTED:
             return not_applicable(f"no expected tool calls for {spec.mode} to look for")
         found = match_trajectory(trace.steps, test_case.expected_tool_calls, spec)
-        score = 1.0 if found.matched else 0.0
-        return Measurement(score, with_unrecorded_note(found.details, score, trace))
+        if found.matched:
+            extra = sorted({trace.steps[p.executed].tool_name or "" for p in found.pairs
+                            if p.expected is None and p.executed is not None
+                            and p.reason.startswith("extra")})
+            notes = [f"extra calls ({spec.mode} allows them): {', '.join(extra)}"] if extra else []
+            return Measurement(1.0, found.details, data={"notes": notes} if notes else {})
+        rows = trajectory_rows(trace.steps, test_case.expected_tool_calls, spec, found)
+        return Measurement(0.0, with_unrecorded_note(found.details, 0.0, trace),
+                           data=alignment_data(rows))

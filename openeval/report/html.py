@@ -15,13 +15,13 @@ same opened from a CI artifact as from disk. It holds, top to bottom:
   ``#status=not-passed&check=step_budget&q=refund&sort=step_budget``); with scripts off it is
   a plain table;
 - a collapsed **case view** per case (``<details id="cN">``, N its index, linked from the
-  table): paths, the reason it could not be scored, and every check's verdict, pass line,
-  scores with their comments, settings and details, plus an expected-vs-got table drawn from
-  details parts shaped ``WHERE: expected A, got B``.
-
-The result records hold no trace steps and no final output, so the page shows neither a step
-timeline nor an output diff; it names the trace file instead (the proposal says which record
-field would bring them).
+  table): paths, the reason it could not be scored, the expected and executed calls side by
+  side (from ``CheckResult.data["alignment"]``, the first divergence marked and differing
+  arguments shown both ways), the step timeline and the final output against the expected one
+  word by word (from ``CaseResult.trace_excerpt``, kept when the run is asked to), then every
+  check's verdict, pass line, scores with their comments, settings, details and notes, plus
+  an expected-vs-got table drawn from details parts shaped ``WHERE: expected A, got B`` for
+  checks without an alignment.
 
 Every value taken from a result (case ids, paths, details, comments, settings, metadata) is
 HTML-escaped, with control characters and lone surrogates written as visible ``\\xNN`` escapes:
@@ -54,6 +54,8 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
+from openeval.report.alignment import Alignment, aligned_check, difference_parts, position, text_of
+from openeval.results.excerpt import ExcerptStep, TraceExcerpt
 from openeval.results.records import CaseResult, CheckResult, SuiteResult
 from openeval.results.summary import Summary, Tally, percent
 from openeval.scores import Score
@@ -66,12 +68,16 @@ __all__ = [
     "SYMBOL",
     "HtmlReporter",
     "Mismatch",
+    "alignment_view",
     "bar",
     "case_view",
     "esc",
     "gates_and_baseline",
     "mismatches",
+    "output_view",
     "render_page",
+    "timeline",
+    "word_diff",
 ]
 
 MAX_TEXT_CHARS = 4000
@@ -557,8 +563,9 @@ def _check_row(check: CheckResult) -> str:
         f'<div class="family">settings <code>{_cut(_json_text(dict(spec.settings)))}</code></div>'
         if spec.settings else ""
     )
-    found = mismatches(check.details)
+    found = [] if check.data.get("alignment") else mismatches(check.details)
     table = _mismatch_table(found) if found else ""
+    table += "".join(f'<div class="note">note: {_cut(note)}</div>' for note in check.notes)
     bad = ' class="bad"' if v in ("fail", "error") else ""
     return (
         f"<tr{bad}><th>{esc(check.name)}{label}{settings}</th>"
@@ -579,6 +586,177 @@ def _meta(case: CaseResult) -> str:
     if case.trace_task_id is not None and case.trace_task_id != case.task_id:
         items.append(("trace task", esc(case.trace_task_id)))
     return '<dl class="meta">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"
+
+
+# --- the case's calls side by side, its steps, its output --------------------------------
+
+
+def _status_cell(row: Mapping[str, Any], first: bool) -> str:
+    status = esc(text_of(row.get("status", "")))
+    ok = row.get("ok", True) is not False
+    mark = ' <strong class="div-mark">&#8592; first divergence</strong>' if first else ""
+    verdict = "pass" if ok else "fail"
+    return f'<td class="{_VERDICT_CLASS[verdict]}">{SYMBOL[verdict]} {status}{mark}</td>'
+
+
+def _differences(row: Mapping[str, Any]) -> str:
+    items = []
+    for where, expected, got, reason in difference_parts(row)[:MAX_MISMATCHES]:
+        if reason is not None:
+            items.append(f"<li><code>{_cut(where)}</code>: {_cut(reason)}</li>")
+            continue
+        want = (
+            '<span class="muted">not expected</span>' if expected is None
+            else f"<code>{_cut(expected)}</code>"
+        )
+        items.append(
+            f'<li><code>{_cut(where)}</code>: expected {want}, got <code class="got">'
+            f"{_cut(got)}</code></li>"
+        )
+    note = row.get("note")
+    if isinstance(note, str) and note:
+        items.append(f'<li class="muted">{_cut(note)}</li>')
+    return f'<ul class="diffs">{"".join(items)}</ul>' if items else ""
+
+
+def alignment_view(check: CheckResult) -> str:
+    """Return the expected and executed calls of ``check`` side by side, its first divergence
+    marked and each differing argument shown both ways; ``""`` when it holds no alignment."""
+    alignment = Alignment.of(check)
+    if not alignment.rows:
+        return ""
+    body = []
+    for n, row in enumerate(alignment.rows):
+        first = n == alignment.first
+        number = position(row)
+        expected = f"<code>{_cut(text_of(row.get('tool', '')))}</code>" if number else ""
+        step = row.get("step_id")
+        tool = row.get("got_tool") or row.get("tool", "")
+        executed = (
+            f'<span class="muted">step {esc(text_of(step))}</span> '
+            f"<code>{_cut(text_of(tool))}</code>" if step is not None else "-"
+        )
+        css = ' class="first-div"' if first else (
+            ' class="bad"' if row.get("ok", True) is False else "")
+        body.append(
+            f"<tr{css}><td>{number}</td><td>{expected}</td><td>{executed}</td>"
+            f"{_status_cell(row, first)}<td>{_differences(row)}</td></tr>"
+        )
+    cut = ""
+    if alignment.total > len(alignment.rows):
+        cut = (
+            f'<p class="muted">Rows {alignment.start + 1}-{alignment.start + len(alignment.rows)}'
+            f" of {alignment.total}, from shortly before the first divergence.</p>"
+        )
+    return (
+        f'<table class="align calls"><caption>Expected vs executed calls '
+        f"<small>({esc(check.name)})</small></caption><thead><tr><th>#</th>"
+        "<th>expected</th><th>executed</th><th>status</th><th>differing arguments</th></tr>"
+        f'</thead><tbody>{"".join(body)}</tbody></table>{cut}'
+    )
+
+
+def _step_flags(step: ExcerptStep) -> str:
+    flags = [("denied", step.denied), ("error", step.error is not None),
+             ("divergent", step.divergent)]
+    words = [f'<span class="flag">{name}</span>' for name, on in flags if on]
+    if step.turn is not None:
+        words.append(f'<span class="muted">turn {step.turn}</span>')
+    return " ".join(words)
+
+
+def _step_cost(step: ExcerptStep) -> str:
+    parts = []
+    if step.latency_ms is not None:
+        parts.append(f"{step.latency_ms:g} ms")
+    if step.tokens:
+        parts.append(", ".join(f"{esc(k)} {v}" for k, v in sorted(step.tokens.items())))
+    return "<br>".join(parts)
+
+
+def timeline(excerpt: TraceExcerpt, divergent_step: int | None = None) -> str:
+    """Return the step timeline of a case: each kept step with its tool, arguments, result or
+    text, error, flags, latency and tokens; the step of the first divergence marked."""
+    if not excerpt.steps:
+        return '<p class="muted">The trace holds no step.</p>'
+    rows = []
+    for step in excerpt.steps:
+        first = divergent_step is not None and step.step_id == divergent_step
+        bad = step.denied or step.error is not None or step.divergent
+        css = ' class="first-div"' if first else (' class="bad"' if bad else "")
+        what = step.args if step.type == "tool_call" and step.args is not None else step.content
+        result = _cut(step.result) if step.result is not None else ""
+        if step.error is not None:
+            result += f'<div class="error-text">{_cut(step.error)}</div>'
+        mark = ' <strong class="div-mark">&#8592; first divergence</strong>' if first else ""
+        rows.append(
+            f"<tr{css}><td>{step.step_id}{mark}</td><td>{esc(step.type)}</td>"
+            f"<td><code>{_cut(step.tool_name or '')}</code></td><td><code>{_cut(what or '')}"
+            f"</code></td><td>{result}</td><td>{_step_flags(step)}</td>"
+            f"<td>{_step_cost(step)}</td></tr>"
+        )
+    more = (
+        f'<p class="muted">{excerpt.steps_left_out:,} more steps not kept in the results.</p>'
+        if excerpt.steps_left_out else ""
+    )
+    return (
+        '<table class="timeline"><caption>Steps</caption><thead><tr><th>step</th><th>type</th>'
+        "<th>tool</th><th>arguments or text</th><th>result</th><th>flags</th>"
+        f'<th>latency, tokens</th></tr></thead><tbody>{"".join(rows)}</tbody></table>{more}'
+    )
+
+
+_WORDS = re.compile(r"\s+|\S+")
+
+
+def word_diff(expected: str, actual: str) -> str:
+    """Return ``actual`` against ``expected`` word by word: words only expected in ``<del>``,
+    words only in the output in ``<ins>`` (both texts are bounded by the excerpt)."""
+    import difflib
+
+    old, new = _WORDS.findall(expected), _WORDS.findall(actual)
+    out = []
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "equal":
+            out.append(esc("".join(old[a1:a2])))
+            continue
+        if a2 > a1:
+            out.append(f"<del>{esc(''.join(old[a1:a2]))}</del>")
+        if b2 > b1:
+            out.append(f"<ins>{esc(''.join(new[b1:b2]))}</ins>")
+    return "".join(out)
+
+
+def output_view(excerpt: TraceExcerpt) -> str:
+    """Return the final output and, when the case sets one, the expected output beside it
+    with a word-level diff."""
+    final = _cut(excerpt.final_output) or '<span class="muted">(none)</span>'
+    if excerpt.expected_output is None:
+        return f'<h4>Final output</h4><pre class="output">{final}</pre>'
+    return (
+        '<table class="outputs"><thead><tr><th>expected output</th><th>final output</th></tr>'
+        f'</thead><tbody><tr><td><pre class="output">{_cut(excerpt.expected_output)}</pre></td>'
+        f'<td><pre class="output">{final}</pre></td></tr></tbody></table>'
+        '<h4>Word diff <small>(<del>expected only</del> <ins>output only</ins>)</small></h4>'
+        f'<pre class="output wdiff">{word_diff(excerpt.expected_output, excerpt.final_output)}'
+        "</pre>"
+    )
+
+
+def _trace_views(record: CaseResult) -> str:
+    """The calls side by side, the step timeline and the output of one scored record."""
+    parts = []
+    chosen = aligned_check(record)
+    divergent = None
+    if chosen is not None:
+        parts.append(alignment_view(chosen))
+        divergent = Alignment.of(chosen).divergent_step
+    excerpt = record.trace_excerpt
+    if excerpt is not None:
+        parts.append(timeline(excerpt, divergent))
+        parts.append(output_view(excerpt))
+    return "".join(parts)
 
 
 def _not_passed(case: CaseResult) -> str:
@@ -607,20 +785,30 @@ def case_view(index: int, case: CaseResult) -> str:
         f'{"".join(_check_row(c) for c in case.checks)}</tbody></table>'
         if case.checks else ""
     )
+    trials = "".join(
+        f'<h4>Trial <code>{esc(t.trial_label)}</code>: {esc(t.status)}</h4>{_trace_views(t)}'
+        for t in case.trials
+    )
     return (
         f'<details class="case" id="c{index}"><summary><span class="st '
         f'{_STATUS_CLASS[status]}">{SYMBOL[_STATUS_VERDICT[status]]} {status}</span> '
         f"<code>{esc(case.case_id)}</code>{_not_passed(case)}</summary>"
-        f"<div>{_meta(case)}{error}{checks}</div></details>"
+        f"<div>{_meta(case)}{error}{_trace_views(case)}{trials}{checks}</div></details>"
     )
 
 
 def _case_views(suite: SuiteResult) -> str:
     views = "".join(case_view(i, case) for i, case in enumerate(suite.cases))
+    kept = any(r.trace_excerpt is not None for c in suite.cases for r in (c, *c.trials))
+    steps = (
+        "its steps and output" if kept else
+        "(with steps kept: <code>openeval run --html</code> or <code>--keep-steps</code>) its "
+        "steps and output"
+    )
     return (
-        '<section id="case-views"><h2>Case details</h2><p class="muted">Each case, collapsed: '
-        "click to open. The result records hold no trace steps or final output; open the "
-        f"trace file named in a case for those.</p>{views}</section>"
+        '<section id="case-views"><h2>Case details</h2><p class="muted" id="views-note">Each '
+        f"case, collapsed: click to open: its expected and executed calls side by side, {steps}, "
+        f"and every check's verdict, scores and details.</p>{views}</section>"
     )
 
 

@@ -4,8 +4,10 @@ One ``testsuite`` holds one ``testcase`` per OpenEval case (``name`` = the case 
 carries an ``error`` element when it could not be scored or a check errored, else one
 ``failure`` element per failed metric or check, or ``skipped`` when nothing was judged (its
 status is n.a.). Every result's verdict is also listed in the case's ``system-out``, which CI
-systems show beside the test. A case with trials is one ``testcase``: its failures are the failed
-checks of its trials, each named by its trace, and ``system-out`` lists every trial's verdict.
+systems show beside the test, followed by the notes of results that passed (``note: step_budget:
+timeout_seconds 5 not checked ...``): worth a look, never a failure. A case with trials is one
+``testcase``: its failures are the failed checks of its trials, each named by its trace, and
+``system-out`` lists every trial's verdict.
 The suite's ``properties`` carry the pass rate, the floors, each per-metric gate (``gate:NAME``)
 and, with trials, the mean pass^k / pass@k per k. Outcomes follow the case status of the shared
 record, so JUnit, Markdown and ``summary.json`` always agree.
@@ -52,6 +54,7 @@ def _trial_lines(case: CaseResult) -> list[str]:
         ]
         if trial.error is not None:
             lines.append(f"  error: {trial.error}")
+        lines += _note_lines(trial, "  ")
     return lines
 
 
@@ -72,7 +75,14 @@ def _system_out(case: CaseResult) -> str:
     if case.error is not None:
         lines.append(f"error: {case.error}")
     lines += [f"warning: {w}" for w in case.warnings]
+    lines += _note_lines(case, "")
     return "\n".join(lines) + "\n"
+
+
+def _note_lines(record: CaseResult, indent: str) -> list[str]:
+    """Notes of the results that passed: shown, never a failure element."""
+    return [f"{indent}note: {c.name}: {note}" for c in record.checks if c.verdict == "pass"
+            for note in c.notes]
 
 
 def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrib: str) -> ET.Element:

@@ -2,13 +2,19 @@
 
 Order: a headline with the pass rate and the gate verdict; the per-metric gates; a table per
 metric and check; a table of cases by checks (for a case with trials, how many passed); the
-trials with pass^k and pass@k; then the failures with their details and the errored cases with
-their reasons. Long sections fold into ``<details>`` so the summary stays readable on big suites.
+trials with pass^k and pass@k; then the failures with their details, the expected and executed
+calls side by side for cases whose calls did not match, the errored cases with their reasons,
+the warnings, and the notes of results that passed. Long sections fold into ``<details>`` so
+the summary stays readable on big suites.
 Every count comes from the run's :class:`~openeval.results.summary.Summary`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from openeval.report.alignment import Alignment, aligned_check, difference_parts, position, text_of
 from openeval.results.records import CaseResult, CheckResult, SuiteResult
 from openeval.results.summary import Summary, percent
 
@@ -212,6 +218,96 @@ def _failure_section(suite: SuiteResult) -> list[str]:
             *_fold(f"{total} failed results", table, len(rows)), *note]
 
 
+MAX_ALIGNMENTS = 12
+"""Side-by-side tables the report draws at most (one per case that did not pass)."""
+MAX_ALIGNMENT_ROWS = 25
+"""Rows of one side-by-side table; 12 x 25 keeps the section within :data:`MAX_ROWS`."""
+_SHOWN_DIFFERENCES = 2  # per row: the Markdown stays small, the HTML report shows them all
+_DIFFERENCE_CHARS = 60
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _DIFFERENCE_CHARS else text[: _DIFFERENCE_CHARS - 1] + "…"
+
+
+def _difference_cell(row: Mapping[str, Any]) -> str:
+    found = difference_parts(row)
+    parts = []
+    for where, expected, got, reason in found[:_SHOWN_DIFFERENCES]:
+        if reason is not None:
+            parts.append(f"{code_cell(_short(where))}: {code_cell(_short(reason))}")
+            continue
+        want = "(not expected)" if expected is None else expected
+        parts.append(f"{code_cell(_short(where))}: {code_cell(_short(want))} → "
+                     f"{code_cell(_short(got))}")
+    if len(found) > _SHOWN_DIFFERENCES:
+        parts.append(f"+{len(found) - _SHOWN_DIFFERENCES} more")
+    note = row.get("note")
+    if isinstance(note, str) and note:
+        parts.append(code_cell(_short(note)))
+    return "<br>".join(parts)
+
+
+def _aligned_rows(alignment: Alignment) -> tuple[list[list[str]], int]:
+    """Return the table rows of an alignment (a window from before its first divergence) and
+    how many rows were left out."""
+    rows, at = alignment.rows, alignment.first
+    start = 0
+    if at is not None and len(rows) > MAX_ALIGNMENT_ROWS:
+        start = max(0, min(at - 3, len(rows) - MAX_ALIGNMENT_ROWS))
+    out = []
+    for n, row in enumerate(rows[start:start + MAX_ALIGNMENT_ROWS], start):
+        number = position(row)
+        step = row.get("step_id")
+        executed_tool = text_of(row.get("got_tool") or row.get("tool", ""))
+        status = text_of(row.get("status", ""))
+        status_cell = cell(status) if row.get("ok", True) else f"**{cell(status)}**"
+        if n == at:
+            status_cell += " ← first divergence"
+        out.append([
+            number,
+            code_cell(text_of(row.get("tool", ""))) if number else "",
+            f"step {cell(text_of(step))} {code_cell(executed_tool)}" if step is not None else "-",
+            status_cell,
+            _difference_cell(row),
+        ])
+    return out, alignment.total - len(out)
+
+
+def _alignment_section(suite: SuiteResult) -> list[str]:
+    """Expected and executed calls side by side, for the cases whose calls did not match."""
+    found = [(record, check) for case in suite.cases for record in case.judged()
+             if (check := aligned_check(record)) is not None and check.verdict == "fail"]
+    if not found:
+        return []
+    lines = ["", "### Expected vs executed calls", ""]
+    for record, check in found[:MAX_ALIGNMENTS]:
+        rows, left_out = _aligned_rows(Alignment.of(check))
+        header = ["#", "expected", "executed", "status", "differing arguments (expected → got)"]
+        lines += [f"**{cell(record.case_id)}** · {cell(check.name)}", "", *_table(header, rows)]
+        if left_out:
+            lines += ["", f"{left_out} more rows not shown."]
+        lines.append("")
+    if len(found) > MAX_ALIGNMENTS:
+        lines.append(f"{len(found) - MAX_ALIGNMENTS} more cases with calls that did not match; "
+                     "the HTML report (`openeval report --format html`) shows every one.")
+    return lines
+
+
+def _notes_section(suite: SuiteResult) -> list[str]:
+    """Notes of results that passed: worth a look, and changing no verdict."""
+    rows = [[cell(record.case_id), cell(c.name), code_cell(note)]
+            for case in suite.cases for record in case.judged()
+            for c in record.checks if c.verdict == "pass" for note in c.notes]
+    if not rows:
+        return []
+    total = len(rows)
+    rows, left = _bounded(rows, "notes")
+    table = _table(["case", "metric or check", "note"], rows)
+    return ["", "### Notes", "", "On results that passed; they change no verdict.", "",
+            *_fold(f"{total} notes", table, len(rows)), *left]
+
+
 def _warning_section(suite: SuiteResult) -> list[str]:
     rows = [[cell(c.case_id), code_cell(w)] for c in suite.cases for w in c.warnings]
     if not rows:
@@ -249,8 +345,10 @@ class MarkdownReporter:
             *_case_section(suite, summary),
             *_trial_section(suite, summary),
             *_failure_section(suite),
+            *_alignment_section(suite),
             *_error_section(suite),
             *_warning_section(suite),
+            *_notes_section(suite),
         ]
         return "\n".join(lines) + "\n"
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
+from openeval.results.excerpt import TraceExcerpt
 from openeval.results.trials import DEFAULT_RULE, TrialsRule, TrialStats
 from openeval.scores import Score, Verdict
 
@@ -68,6 +69,21 @@ class CheckResult:
     """Every score the check returned, primary first; empty when n.a. or errored."""
     details: str = ""
     """One line a person reading a CI log can act on."""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    """Structured findings beside the details, JSON values only and bounded (the scorer cuts
+    it at :data:`~openeval.scoring.score.MAX_DATA_BYTES`): ``alignment`` and
+    ``first_divergence`` from the metrics that pair expected and executed calls, ``notes``
+    worth a look on a pass (proposals/0050). Empty for most results, and then left out of the
+    result file, so a file without it reads as before."""
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The ``notes`` of :attr:`data`: things worth a look that did not fail the check
+        (``extra: send_email``, ``timeout_seconds 5 not checked``)."""
+        found = self.data.get("notes")
+        if not isinstance(found, list | tuple):
+            return ()
+        return tuple(note for note in found if isinstance(note, str))
 
     @property
     def name(self) -> str:
@@ -100,12 +116,15 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the result as the JSON object of a result file's ``checks`` list."""
-        return {
+        document: dict[str, Any] = {
             **self.spec.to_dict(),
             "verdict": self.verdict,
             "details": self.details,
             "scores": [s.to_dict() for s in self.scores],
         }
+        if self.data:
+            document["data"] = dict(self.data)
+        return document
 
     @classmethod
     def of_metric(cls, result: MetricResult, threshold: float | None = None) -> CheckResult:
@@ -133,6 +152,7 @@ class CheckResult:
             verdict=data["verdict"],
             scores=tuple(Score.from_dict(s) for s in data["scores"]),
             details=data["details"],
+            data=data.get("data", {}),
         )
 
 
@@ -170,6 +190,10 @@ class CaseResult:
     trials_rule: str | None = None
     """The rule the trials were judged by (``all``, ``majority``, ``pass_at_k=K``); None
     without trials."""
+    trace_excerpt: TraceExcerpt | None = None
+    """The first steps of the trace, its final output and the expected output, bounded; kept
+    only when the run is asked to (``--html``, ``--keep-steps``), else None and left out of
+    the result file."""
 
     @property
     def errored(self) -> bool:
@@ -252,6 +276,8 @@ class CaseResult:
             "trace_task_id": self.trace_task_id,
             "warnings": list(self.warnings),
         }
+        if self.trace_excerpt is not None:
+            document["trace_excerpt"] = self.trace_excerpt.to_dict()
         stats = self.trial_stats
         if stats is not None:
             document["trials"] = [t.to_dict() for t in self.trials]
@@ -274,6 +300,10 @@ class CaseResult:
             warnings=tuple(data.get("warnings", ())),
             trials=tuple(cls.from_dict(t) for t in data.get("trials", [])),
             trials_rule=data.get("trials_rule"),
+            trace_excerpt=(
+                TraceExcerpt.from_dict(data["trace_excerpt"]) if "trace_excerpt" in data
+                else None
+            ),
         )
 
 

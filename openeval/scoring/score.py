@@ -35,6 +35,10 @@ if TYPE_CHECKING:
 MAX_DETAILS = 2000
 """Longest details line kept in a result (a check may explain at length; a log line may not)."""
 
+MAX_DATA_BYTES = 65_536
+"""Largest structured ``data`` kept in a result, as compact JSON; the metrics bound their own
+(an alignment keeps at most 40 rows), so only a third-party metric meets this limit."""
+
 
 def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
     """Return one result per check of ``plan`` on ``trace``, in plan order."""
@@ -88,7 +92,8 @@ def _run_metric(spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase) -> 
     if not found.applicable:
         return CheckResult(spec, "n.a.", (), _bounded(found.details))
     scores = measurement_scores(spec.kind, found)
-    return CheckResult(spec, verdict(scores, spec.threshold), scores, _bounded(found.details))
+    return CheckResult(spec, verdict(scores, spec.threshold), scores, _bounded(found.details),
+                       _bounded_data(found.data) if found.data else {})
 
 
 def _run_check(
@@ -138,6 +143,19 @@ def details_of(scores: Scores) -> str:
         if s.comment:
             parts.append(f"{s.name}: {s.comment}" if s.name and parts else s.comment)
     return "; ".join(parts)
+
+
+def _bounded_data(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    import orjson
+
+    try:
+        size = len(orjson.dumps(data, option=orjson.OPT_SORT_KEYS))
+    except TypeError as exc:  # a third-party metric's non-JSON value: said, not written
+        return {"left_out": f"the structured data is not JSON ({exc})"}
+    if size <= MAX_DATA_BYTES:
+        return data
+    return {"left_out": f"the structured data ({size:,} bytes) is over the {MAX_DATA_BYTES:,}-"
+                        "byte limit of a result"}
 
 
 def _bounded(text: str) -> str:

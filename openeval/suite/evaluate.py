@@ -23,7 +23,8 @@ from openeval.suite.discover import display_path
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
-    from openeval.models import EvalTestCase
+    from openeval.models import AgentTrace, EvalTestCase
+    from openeval.results.excerpt import TraceExcerpt
     from openeval.scoring.plan import CasePlan
     from openeval.suite.config import MergedCase, SuiteConfig
 
@@ -49,6 +50,8 @@ class RunPlan:
     """The suite's configuration files, merged under each case's test case."""
     trials_rule: str | None = None
     """The trials rule for every case with trials, over the configuration's (``--trials-rule``)."""
+    keep_steps: bool = False
+    """Keep a bounded excerpt of each trace in its result (``--keep-steps``, ``--html``)."""
 
     @classmethod
     def of(
@@ -61,11 +64,13 @@ class RunPlan:
         allow_outside: bool = False,
         config: SuiteConfig | None = None,
         trials_rule: str | None = None,
+        keep_steps: bool = False,
     ) -> RunPlan:
         """Return a plan, the metric names copied into a tuple and the folder resolved."""
         root = None if confine_to is None else os.path.realpath(confine_to)
         return cls(None if metrics is None else tuple(metrics), format, options, root,
-                   allow_outside, config=config, trials_rule=trials_rule)
+                   allow_outside, config=config, trials_rule=trials_rule,
+                   keep_steps=keep_steps)
 
 
 @dataclass(frozen=True)
@@ -194,6 +199,7 @@ def evaluate_case(
         checks=score(trace, case_plan),
         trace_task_id=trace.task_id,
         warnings=task_id_warning(test_case.task_id, trace.task_id, trace_file),
+        trace_excerpt=_excerpt(trace, test_case, plan),
     )
 
 
@@ -211,6 +217,14 @@ def case_options(plan: RunPlan, test_case: EvalTestCase) -> LoadOptions | None:
     return replace(plan.options or LoadOptions(), agent_spec=test_case.agent_spec)
 
 
+def _excerpt(trace: AgentTrace, test_case: EvalTestCase, plan: RunPlan) -> TraceExcerpt | None:
+    if not plan.keep_steps:
+        return None
+    from openeval.results.excerpt import TraceExcerpt
+
+    return TraceExcerpt.of(trace, test_case)
+
+
 def _score_trials(
     case_id: str,
     testcase_path: Path,
@@ -222,7 +236,7 @@ def _score_trials(
 ) -> CaseResult:
     trials = tuple(
         _score_trial(f"{case_id}#{_label(trace, testcase_path.parent)}", testcase_path,
-                     test_case.task_id, case_plan, trace, plan)
+                     test_case, case_plan, trace, plan)
         for trace in traces
     )
     return CaseResult(
@@ -238,12 +252,14 @@ def _score_trials(
 
 
 def _score_trial(
-    trial_id: str, testcase_path: Path, task_id: str, case_plan: CasePlan, trace_file: Path,
-    plan: RunPlan,
+    trial_id: str, testcase_path: Path, test_case: EvalTestCase, case_plan: CasePlan,
+    trace_file: Path, plan: RunPlan,
 ) -> CaseResult:
     """Return one trial of a case: its trace read and scored, or errored with the reason."""
     from openeval.adapters.registry import read_trace
     from openeval.scoring import score
+
+    task_id = test_case.task_id
 
     try:
         if not plan.allow_outside and plan.confine_to is not None:
@@ -254,7 +270,8 @@ def _score_trial(
                           None, error=display_path(str(exc)))
     return CaseResult(trial_id, task_id, display_path(testcase_path), display_path(trace_file),
                       trace_format, checks=score(trace, case_plan), trace_task_id=trace.task_id,
-                      warnings=task_id_warning(task_id, trace.task_id, trace_file))
+                      warnings=task_id_warning(task_id, trace.task_id, trace_file),
+                      trace_excerpt=_excerpt(trace, test_case, plan))
 
 
 def _label(path: Path, folder: Path) -> str:

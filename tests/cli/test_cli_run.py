@@ -16,6 +16,7 @@ from openeval.metrics import metric_names
 SUITES = ROOT / "tests" / "data" / "suites"
 SIMPLE = ROOT / "examples" / "simple_agent"
 QUICKSTART = ROOT / "examples" / "quickstart"
+TOUR = ROOT / "examples" / "tour"
 ANSI = re.compile(r"\x1b\[")
 
 
@@ -194,6 +195,32 @@ def test_report_file_flag_is_report_format_equals_file(
     assert out.code == EXIT_FAIL, out.stderr
     assert short.read_bytes() == long.read_bytes()
     assert short.read_text(encoding="utf-8").startswith(start)
+
+
+@pytest.mark.parametrize(("flags", "kept"), [
+    ([], False), (["--keep-steps"], True), (["--html", "report.html"], True),
+    (["--report", "html=report.html"], True), (["--report", "markdown"], False),
+])
+def test_steps_are_kept_in_the_results_when_asked_or_for_an_html_report(
+    openeval: Invoke, tmp_path: Path, flags: list[str], kept: bool
+) -> None:
+    flags = [f.replace("report.html", str(tmp_path / "report.html")) for f in flags]
+    out = openeval("run", "--suite", str(TOUR), "--output", str(tmp_path / "out"), "-q", *flags)
+    assert out.code == EXIT_FAIL, out.stderr
+    documents = [json.loads(p.read_text()) for p in (tmp_path / "out").glob("*.result.json")]
+    assert len(documents) == len(list(TOUR.glob("*/testcase.json")))
+    assert all(("trace_excerpt" in d) is kept for d in documents)
+    if any(f.endswith(".html") for f in flags):
+        # The page drawn during the run is the page drawn later from its results.
+        again = openeval("report", "--input", str(tmp_path / "out"), "--format", "html")
+        assert again.stdout == (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def test_notes_of_passed_results_are_printed_and_never_fail(openeval: Invoke) -> None:
+    out = openeval("run", "--suite", str(TOUR))
+    assert "    note  tool_selection_accuracy: extra: search_flights" in out.stdout
+    notes = [line for line in out.stdout.splitlines() if line.startswith("    note ")]
+    assert len(notes) == 6
 
 
 def test_on_a_terminal_cases_are_drawn_as_a_table(tmp_path: Path) -> None:

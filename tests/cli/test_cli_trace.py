@@ -148,3 +148,69 @@ def test_inspect_draws_a_rich_table_on_a_terminal() -> None:
     assert proc.returncode == EXIT_OK, proc.stderr
     assert "┃" in screen or "│" in screen
     assert "get_weather" in screen and "gpt-4o-2024-08-06" in screen
+
+
+TOUR = Path(__file__).parents[2] / "examples" / "tour"
+AMOUNT = TOUR / "02-refund-amount-as-string"
+
+
+def test_inspect_wide_cuts_nothing(tmp_path: Path) -> None:
+    long = "a refund for the damaged blender, " * 8
+    trace = tmp_path / "trace.json"
+    trace.write_bytes(dump_json({"task_id": "t", "steps": [
+        {"step_id": 1, "type": "tool_call", "tool_name": "refund", "tool_args": {"note": long},
+         "tool_result": long}]}))
+    cut = invoke(["inspect", str(trace)], EXIT_OK).output
+    wide = invoke(["inspect", str(trace), "--wide"], EXIT_OK).output
+    assert long.strip() not in cut and "..." in cut
+    assert f'{{"note":"{long.strip()}"}}' in wide.replace(long, long.strip())
+    assert wide.count(long.strip()) == 2  # the arguments and the result, whole
+
+
+def test_inspect_json_is_one_document_with_the_same_bytes_every_time() -> None:
+    first = invoke(["inspect", str(REFUND), "--json"], EXIT_OK).stdout_bytes
+    assert invoke(["inspect", str(REFUND), "--json"], EXIT_OK).stdout_bytes == first
+    trace = load_trace(REFUND)
+    assert orjson.loads(first) == {"task_id": trace.task_id, "final_output": trace.final_output,
+                                   "steps": [s.to_dict() for s in trace.steps]}
+
+
+def test_inspect_testcase_shows_the_expected_calls_beside_the_executed_ones() -> None:
+    result = invoke(["inspect", str(AMOUNT / "trace.json"), "--testcase",
+                     str(AMOUNT / "testcase.json")], EXIT_OK)
+    lines = result.output.splitlines()
+    start = lines.index("expected vs executed calls (argument_correctness)")
+    assert [re.split(r"\s{2,}", line) for line in lines[start + 1:start + 4]] == [
+        ["#", "expected", "executed", "status", "differences"],
+        ["1", "lookup_order", "step 1 lookup_order", "matched"],
+        ["2", "refund_order", "step 2 refund_order", "args differ <- first divergence",
+         'amount: expected 42.5, got "42.50"'],
+    ]
+    assert lines[start + 4].startswith("expected argument values matched: 2/3")
+    document = orjson.loads(invoke(["inspect", str(AMOUNT / "trace.json"), "--json",
+                                    "--testcase", str(AMOUNT / "testcase.json")],
+                                   EXIT_OK).stdout_bytes)
+    assert document["testcase"]["first_divergence"] == {
+        "row": 1, "expected": 1, "step_id": 2, "tool": "refund_order", "status": "args differ"}
+
+
+def test_inspect_testcase_escapes_what_the_trace_says(tmp_path: Path) -> None:
+    hostile = "evil\x1b[2J\n::error ::forged"
+    trace = tmp_path / "trace.json"
+    trace.write_bytes(dump_json({"task_id": "t", "steps": [
+        {"step_id": 1, "type": "tool_call", "tool_name": hostile, "tool_args": {"q": hostile}}]}))
+    case = tmp_path / "testcase.json"
+    case.write_bytes(dump_json({"task_id": "t", "expected_tool_calls": [
+        {"tool": hostile, "args": {"q": "x"}}], "trajectory": {"mode": "strict"}}))
+    output = invoke(["inspect", str(trace), "--testcase", str(case), "--wide"], EXIT_OK).output
+    assert "\x1b" not in output
+    assert not any(line.startswith("::error") for line in output.splitlines())
+    assert "args differ <- first divergence" in output and "\\x1b[2J\\x0a::error" in output
+
+
+def test_inspect_with_a_broken_test_case_exits_2_naming_it(tmp_path: Path) -> None:
+    case = tmp_path / "testcase.json"
+    case.write_bytes(b'{"task_id": "t", "trajectory": {"mode": "strcit"}}')
+    result = invoke(["inspect", str(REFUND), "--testcase", str(case)], EXIT_USAGE)
+    assert result.stderr.count("\n") == 1
+    assert f"{case}: trajectory.mode" in result.stderr and "strcit" in result.stderr

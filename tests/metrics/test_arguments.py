@@ -78,3 +78,30 @@ def test_the_metric_scores_repeats_with_matchers_exactly() -> None:
     ])
     result = get_metric("argument_correctness").score(AgentTrace(task_id="t", steps=steps), case)
     assert result.score == 1.0 and result.passed is True
+
+
+def test_arguments_a_model_broke_are_named_not_reported_missing() -> None:
+    # What the OpenAI SDK hands back when the model stops mid-arguments (issue 7, item 13).
+    from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageToolCall
+    from openai.types.chat.chat_completion_message_tool_call import Function
+
+    from openeval.adapters import from_openai_messages
+
+    reply = ChatCompletionMessage(role="assistant", content=None, tool_calls=[
+        ChatCompletionMessageToolCall(id="call_1", type="function", function=Function(
+            name="refund_order", arguments='{"order_id": "A1", "amount": 42.5')),
+    ])
+    trace = from_openai_messages([
+        {"role": "user", "content": "Refund order A1."}, reply.model_dump(),
+        {"role": "tool", "tool_call_id": "call_1", "content": "bad arguments"},
+    ])
+    test_case = EvalTestCase(task_id="t", expected_tool_calls=[
+        {"tool": "refund_order", "args": {"order_id": "A1", "amount": 42.5}},
+    ])
+    found = get_metric("argument_correctness").measure(trace, test_case)
+    assert found.details == (
+        'expected argument values matched: 0/2; refund_order: arguments are not valid JSON: '
+        '"{\\"order_id\\": \\"A1\\", \\"amount\\": 42.5"'
+    )
+    (row,) = found.data["alignment"]
+    assert (row["status"], row["differences"][0]["where"]) == ("args differ", "arguments")

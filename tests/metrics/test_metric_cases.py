@@ -3,14 +3,20 @@
 A case is a JSON object: ``id``; ``steps`` in a compact form (see :func:`expand_step`);
 optional ``final_output``, ``actual_state``, ``metadata``; ``testcase`` (EvalTestCase fields,
 ``task_id`` optional); and the expected ``score``, ``passed`` (true, false or null for n.a.)
-and ``details`` (a substring the details line must contain).
+and ``details`` (a substring the details line must contain). A case may also give what the
+result's structured data holds: ``alignment`` (``[expected index, step id, status]`` per row),
+``first_divergence`` (its ``[expected index, step id, status]``), ``differences`` (``[where,
+expected, got]`` of the first divergence's row) and ``notes``; ``"alignment": []`` says the data
+holds no alignment.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from openeval.jsonio import read_json_file
@@ -83,3 +89,22 @@ def test_metric_case(metric_name: str, case: dict[str, Any]) -> None:
     assert "\n" not in result.details
     # Scoring is pure: the same input gives the same result again.
     assert get_metric(metric_name).score(trace, test_case) == result
+    check_data(get_metric(metric_name).measure(trace, test_case).data, case)
+
+
+def check_data(data: Mapping[str, Any], case: dict[str, Any]) -> None:
+    """Assert the structured data a case expects (see the module docstring)."""
+    rows = data.get("alignment", [])
+    if "alignment" in case:
+        assert [[r["expected"], r["step_id"], r["status"]] for r in rows] == case["alignment"]
+    first = data.get("first_divergence")
+    if "first_divergence" in case:
+        assert first is not None, data
+        assert [first["expected"], first["step_id"], first["status"]] == case["first_divergence"]
+    if "differences" in case:
+        assert first is not None, data
+        found = rows[first["row"]]["differences"]
+        assert [[d["where"], d["expected"], d["got"]] for d in found] == case["differences"]
+    if "notes" in case:
+        assert data.get("notes", []) == case["notes"]
+    orjson.dumps(data)  # JSON values only

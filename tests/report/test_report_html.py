@@ -18,8 +18,9 @@ from builders import case
 from html_page import Page
 
 from openeval.report import render
-from openeval.report.html import MAX_TEXT_CHARS, SYMBOL, mismatches
+from openeval.report.html import MAX_TEXT_CHARS, SYMBOL, mismatches, word_diff
 from openeval.results import CaseResult, CheckResult, CheckSpec, SuiteResult
+from openeval.results.excerpt import ExcerptStep, TraceExcerpt
 from openeval.results.files import read_results, write_results
 from openeval.runner import run_suite
 from openeval.scores import Score
@@ -38,12 +39,12 @@ TAGS = frozenset({
     "main", "section", "div", "dl", "dt", "dd", "table", "caption", "colgroup", "col", "thead",
     "tbody", "tr", "th", "td", "span", "strong", "small", "abbr", "wbr", "a", "svg", "rect",
     "select", "option", "label", "input", "output", "noscript", "details", "summary", "ul",
-    "li", "pre", "footer", "script",
+    "li", "pre", "footer", "script", "h4", "ins", "del",
 })
 """Every element the report writes; anything else in a page came from a value."""
 
 SIZE_BOUND = 20_000_000
-"""Bytes a 5,000-case report of the tour's nine metrics stays under (about 15.1 MB measured)."""
+"""Bytes a 5,000-case report of the tour's nine metrics stays under (about 18.0 MB measured)."""
 
 
 @pytest.fixture(scope="module")
@@ -83,12 +84,27 @@ def planted(field: str, value: str) -> SuiteResult:
         kind=at("kind", "m1"), name=at("check_name", "m1"), family="check",
         settings={"k": value} if field == "settings" else {}, threshold=1.0,
     )
-    check = CheckResult(spec, "fail", scores, at("details", "plain details"))
+    data = {
+        "alignment": [{"expected": 0, "step_id": 1, "tool": at("alignment_tool", "refund"),
+                       "status": "args differ", "ok": False, "note": at("alignment_note", "n"),
+                       "differences": [{"where": at("alignment_where", "amount"),
+                                        "expected": "1", "got": at("alignment_got", "2")}]}],
+        "first_divergence": {"row": 0, "expected": 0, "step_id": 1, "tool": "refund",
+                             "status": "args differ"},
+        "notes": [at("check_note", "a note")],
+    }
+    check = CheckResult(spec, "fail", scores, at("details", "plain details"), data)
+    excerpt = TraceExcerpt(
+        steps=(ExcerptStep(1, "tool_call", at("step_tool", "refund"), at("step_args", "{}"),
+                           at("step_result", "ok"), error=at("step_error", "boom")),
+               ExcerptStep(2, "thought", content=at("step_content", "thinking"))),
+        final_output=at("final_output", "done"), expected_output=at("expected_output", "done"),
+    )
     result = CaseResult(
         case_id=at("case_id", "c1"), task_id=at("task_id", "t1"),
         testcase_path=at("testcase_path", "c1/testcase.json"),
         trace_path=at("trace_path", "c1/trace.json"), trace_format=at("trace_format", "native"),
-        checks=(check,), error=value if field == "error" else None,
+        checks=(check,), error=value if field == "error" else None, trace_excerpt=excerpt,
     )
     metadata: dict[str, Any] = {
         "suite": at("suite_metadata", "suite"),
@@ -256,7 +272,13 @@ def test_case_view_shows_scores_details_and_expected_vs_got(tour: SuiteResult) -
     assert "✗ failed 02-refund-amount-as-string argument_correctness, goal_completion_rate" in view
     assert "02-refund-amount-as-string/trace.json (native)" in view
     assert "argument_correctness ✗ fail 0.6667 (pass line ≥ 1)" in view
-    assert 'expected vs got where expected got refund_order.amount 42.5 "42.50"' in view
+    # argument_correctness holds an alignment: its calls side by side, the divergence marked.
+    assert ("Expected vs executed calls (argument_correctness) # expected executed status "
+            "differing arguments 1 lookup_order step 1 lookup_order ✓ matched 2 refund_order "
+            'step 2 refund_order ✗ args differ ← first divergence amount: expected 42.5, got '
+            '"42.50"') in view
+    # goal_completion_rate holds none: its details parts are read as expected vs got.
+    assert 'expected vs got where expected got state.refund_amount 42.5 "42.50"' in view
     divergence = [c.case_id for c in tour.cases].index("05-search-replay-divergence")
     view = " ".join(page.by_id(f"c{divergence}").text.split())
     assert "divergence_score ✗ fail 0.3333 (pass line ≥ 1) first divergence at step 3 of 6" in view
@@ -305,3 +327,30 @@ def test_a_5000_case_report_stays_under_the_bound(tour: SuiteResult) -> None:
     assert len(text.encode("utf-8")) < SIZE_BOUND
     assert text.count("<details ") == 5000
     assert not re.search(r"<details[^>]* open", text)
+
+
+WORD_DIFFS = json.loads((DATA / "word_diff.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("item", WORD_DIFFS, ids=[w["id"] for w in WORD_DIFFS])
+def test_the_output_diff_is_word_by_word(item: dict[str, str]) -> None:
+    assert word_diff(item["expected"], item["actual"]) == item["html"]
+
+
+def test_with_steps_kept_a_case_view_shows_calls_steps_and_output() -> None:
+    tour = run_suite(TOUR, keep_steps=True)
+    page = Page(html(tour))
+    index = [c.case_id for c in tour.cases].index("04-payment-denial-loop")
+    view = page.by_id(f"c{index}")
+    text = " ".join(view.text.split())
+    assert ("1 create_payment_request - ✗ missing ← first divergence" in text)
+    assert "step 1 wire_transfer ✓ not counted denied: permission denied" in text
+    steps = [e for e in page.elements if e.tag == "table" and e.attrs.get("class") == "timeline"]
+    assert len(steps) == len(tour.cases)
+    assert "1 tool_call wire_transfer {\"amount\":1900,\"currency\":\"USD\",\"to\":\"Acme Ltd\"}" \
+        in " ".join(steps[index].text.split())
+    assert "Final output (none)" in text
+    plain = Page(html(run_suite(TOUR)))
+    assert not [e for e in plain.elements if e.attrs.get("class") == "timeline"]
+    assert "(with steps kept: openeval run --html or --keep-steps) its steps" in " ".join(
+        plain.by_id("views-note").text.split())

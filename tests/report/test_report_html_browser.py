@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from html_page import Page
+from html_page import Element, Page
 
 from openeval.report import render
 from openeval.results import SuiteResult
@@ -47,11 +47,22 @@ def chromium() -> str:
 
 @pytest.fixture(scope="module")
 def suite() -> SuiteResult:
-    """The tour, plus a copy of its first case whose details hold a planted script."""
-    tour = run_suite(TOUR)
+    """The tour with its steps kept, plus a copy of its first case whose details, alignment and
+    steps hold a planted script."""
+    tour = run_suite(TOUR, keep_steps=True)
     first = tour.cases[0]
-    check = dataclasses.replace(first.checks[0], details=f"tool said: {PLANTED}")
-    copy = dataclasses.replace(first, case_id="zz-planted", checks=(check, *first.checks[1:]))
+    data = {"alignment": [{"expected": 0, "step_id": 1, "tool": PLANTED, "status": "args differ",
+                           "ok": False, "differences": [{"where": "q", "expected": "1",
+                                                         "got": PLANTED}]}],
+            "first_divergence": {"row": 0, "expected": 0, "step_id": 1, "tool": PLANTED,
+                                 "status": "args differ"}}
+    check = dataclasses.replace(first.checks[0], details=f"tool said: {PLANTED}", data=data)
+    assert first.trace_excerpt is not None
+    step = dataclasses.replace(first.trace_excerpt.steps[0], result=f"result: {PLANTED}")
+    excerpt = dataclasses.replace(first.trace_excerpt, steps=(step,),
+                                  final_output=f"said: {PLANTED}")
+    copy = dataclasses.replace(first, case_id="zz-planted", checks=(check, *first.checks[1:]),
+                               trace_excerpt=excerpt)
     return SuiteResult(cases=(*tour.cases, copy), metadata=tour.metadata)
 
 
@@ -209,7 +220,10 @@ def test_a_script_planted_in_a_trace_never_runs(
         assert title.text.startswith("OpenEval: gate failed")
         assert not page.all("img")
         assert len(page.all("script")) == 1
-        assert f"tool said: {PLANTED}" in page.by_id(f"c{index}").text
+        view = page.by_id(f"c{index}").text
+        for shown in (f"tool said: {PLANTED}", f"result: {PLANTED}", f"said: {PLANTED}",
+                      f"got {PLANTED}"):
+            assert shown in view
 
 
 def test_overview_screenshot(browser: Browser, report: Path, tmp_path: Path) -> None:
@@ -221,3 +235,58 @@ def test_overview_screenshot(browser: Browser, report: Path, tmp_path: Path) -> 
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert (width, height) == (1280, 900)
     assert len(data) > 20_000  # a blank page compresses to a few hundred bytes
+
+
+@pytest.fixture(scope="module")
+def run_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The page ``openeval run --suite examples/tour --html FILE`` writes."""
+    from click.testing import CliRunner
+
+    from openeval.cli import main
+
+    path = tmp_path_factory.mktemp("run-html") / "report.html"
+    done = CliRunner().invoke(main, ["run", "--suite", str(TOUR), "--html", str(path), "-q"])
+    assert done.exit_code == 1, done.output  # the tour is meant to fail
+    return path
+
+
+def test_run_html_fills_the_case_view_with_calls_steps_and_the_first_divergence(
+    browser: Browser, run_page: Path, suite: SuiteResult
+) -> None:
+    index = [c.case_id for c in suite.cases].index("02-refund-amount-as-string")
+    page = browser.dom(run_page, f"c{index}")
+    view = page.by_id(f"c{index}")
+    assert "open" in view.attrs
+    (calls,) = [t for t in view_tables(page, index) if "calls" in (t.attrs.get("class") or "")]
+    assert ("2 refund_order step 2 refund_order ✗ args differ ← first divergence amount: "
+            'expected 42.5, got "42.50"') in " ".join(calls.text.split())
+    marked = [e for e in page.elements if e.tag == "tr" and e.attrs.get("class") == "first-div"]
+    # Marked twice in this case: its row of calls, and its step in the timeline.
+    assert [" ".join(e.text.split())[:40] for e in marked if e in view_rows(page, index)] == [
+        '2 refund_order step 2 refund_order ✗ arg',
+        '2 ← first divergence tool_call refund_or',
+    ]
+    (steps,) = [t for t in view_tables(page, index) if t.attrs.get("class") == "timeline"]
+    assert " ".join(steps.text.split()).startswith(
+        'Steps step type tool arguments or text result flags latency, tokens 1 tool_call '
+        'lookup_order {"order_id":"A-1002"} {"total":42.5}')
+    assert "Final output Refunded A-1002; refund id R-78." in " ".join(view.text.split())
+
+
+def view_tables(page: Page, index: int) -> list[Element]:
+    """Return the tables inside the view of case ``index``, in page order."""
+    return [e for e in _inside(page, index) if e.tag == "table"]
+
+
+def view_rows(page: Page, index: int) -> list[Element]:
+    return [e for e in _inside(page, index) if e.tag == "tr"]
+
+
+def _inside(page: Page, index: int) -> list[Element]:
+    start = page.elements.index(page.by_id(f"c{index}"))
+    end = start + 1
+    while end < len(page.elements) and not (
+        page.elements[end].tag == "details" and page.elements[end].attrs.get("id", "") != ""
+    ):
+        end += 1
+    return page.elements[start + 1:end]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,44 @@ def test_a_huge_suite_fits_a_github_job_summary() -> None:
     assert f"{failing - MAX_ROWS} more failed results not listed here" in text
     # Failing cases are listed before passing ones once the table is cut.
     assert "| case-00000 | ❌ failed |" in text and "| case-00001 | ✅ passed |" not in text
+
+
+TOUR = Path(__file__).parents[2] / "examples" / "tour"
+
+
+def test_calls_that_did_not_match_are_shown_side_by_side() -> None:
+    text = render(run_suite(TOUR), "markdown")
+    section = text.split("### Expected vs executed calls", 1)[1].split("\n### ", 1)[0]
+    assert "**02-refund-amount-as-string** · argument_correctness" in section
+    assert ("| 2 | ` refund_order ` | step 2 ` refund_order ` | **args differ** ← first "
+            'divergence | ` amount `: ` 42.5 ` → ` "42.50" ` |') in section
+    # 04 fails three pairing metrics; its trajectory explains it best and is the one drawn.
+    assert "**04-payment-denial-loop** · trajectory_match" in section
+    assert "04-payment-denial-loop** · tool_selection_accuracy" not in section
+
+
+def test_notes_of_passed_results_get_a_section_of_their_own() -> None:
+    text = render(run_suite(TOUR), "markdown")
+    notes = text.split("### Notes", 1)[1]
+    row = "| 07-flight-booking-thresholds | tool_selection_accuracy | ` extra: search_flights ` |"
+    assert row in notes
+    failures = text.split("### Failures", 1)[1].split("\n### ", 1)[0]
+    assert "extra: search_flights" not in failures
+
+
+def test_the_side_by_side_section_is_bounded() -> None:
+    from openeval.report.markdown import MAX_ALIGNMENT_ROWS, MAX_ALIGNMENTS, MAX_ROWS
+
+    tour = run_suite(TOUR)
+    failing = next(c for c in tour.cases if c.case_id == "02-refund-amount-as-string")
+    check = next(c for c in failing.checks if c.name == "argument_correctness")
+    row = check.data["alignment"][1]
+    wide = dataclasses.replace(check, data={**check.data, "alignment": [row] * 500})
+    many = tuple(dataclasses.replace(failing, case_id=f"c{n}", checks=(wide,)) for n in range(40))
+    text = render(SuiteResult(cases=many), "markdown")
+    section = text.split("### Expected vs executed calls", 1)[1].split("\n### ", 1)[0]
+    assert section.count("| # | expected |") == MAX_ALIGNMENTS
+    assert MAX_ALIGNMENTS * MAX_ALIGNMENT_ROWS <= MAX_ROWS
+    assert section.count("475 more rows not shown.") == MAX_ALIGNMENTS
+    assert "28 more cases with calls that did not match" in section
+    assert len(text.encode()) < 1024 * 1024

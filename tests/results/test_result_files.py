@@ -18,6 +18,7 @@ from openeval.runner import run_suite
 from openeval.schemas import load_schema
 
 SUITES = Path(__file__).parents[1] / "data" / "suites"
+TOUR = Path(__file__).parents[2] / "examples" / "tour"
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +53,7 @@ SAMPLES: dict[str, Callable[[SuiteResult], SuiteResult]] = {
         cases=(case("x/1", True, False), case("x/2", error="can't|read\nit"), case("x:3", None)),
         fail_under=None, metadata={"suite": "x", "metrics": ["m0", "m1"]},
     ),
+    "alignments-and-kept-steps": lambda s: run_suite(TOUR, keep_steps=True),
 }
 
 
@@ -80,6 +82,25 @@ def test_written_files_fit_the_shipped_schemas(tmp_path: Path, mixed_suite: Suit
     assert summary["passed_cases"] + summary["failed_cases"] + summary["errored_cases"] == 9
     assert summary["gate_passed"] is False and summary["fail_under"] == 0.5
     assert set(summary["per_check"]) == {c.name for c in mixed_suite.cases[0].checks}
+
+
+def test_kept_steps_and_structured_data_are_written_only_when_there_are_some(
+    tmp_path: Path,
+) -> None:
+    plain = write_results(run_suite(TOUR), tmp_path / "plain")
+    kept = write_results(run_suite(TOUR, keep_steps=True), tmp_path / "kept")
+    validator = Draft202012Validator(load_schema("result"))
+    names = sorted(p.name for p in plain.glob("*.result.json"))
+    for name in names:
+        without = json.loads((plain / name).read_text())
+        document = json.loads((kept / name).read_text())
+        validator.validate(document)
+        assert "trace_excerpt" not in without
+        assert document.pop("trace_excerpt")["steps"], name
+        assert document == without  # the excerpt is the only difference
+    happy = json.loads((plain / names[0]).read_text())
+    assert happy["case_id"] == "01-refund-happy-path"
+    assert not [c for c in happy["checks"] if "data" in c]  # nothing to say: no key at all
 
 
 def test_cases_sharing_a_task_id_get_separate_files(tmp_path: Path) -> None:
