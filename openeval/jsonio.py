@@ -271,9 +271,30 @@ def read_json_file(
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", source=path) from None
     value = parse_json(data, source=path, error=error)
-    if unique_keys:
+    if unique_keys and _may_repeat_a_key(data, value):
         _refuse_duplicate_keys(data, source=path, error=error)
     return value
+
+
+def _may_repeat_a_key(data: bytes, value: Any) -> bool:
+    """False when no object of ``data`` (valid JSON text, parsed into ``value``) says a key
+    twice: its text has as many colons outside strings (one per member written) as ``value``
+    has keys (one per distinct key). A walk of the containers and a few bytes operations,
+    where the exact check re-parses the text with a Python hook per object."""
+    kept = 0
+    stack = [value] if type(value) is dict or type(value) is list else []
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            kept += len(node)
+            node = node.values()
+        for item in node:
+            if type(item) is dict or type(item) is list:
+                stack.append(item)
+    if data.count(b":") == kept:  # no colon inside a string, none repeated: the usual case
+        return False
+    text = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    return b"".join(text.split(b'"')[0::2]).count(b":") != kept
 
 
 class _DuplicateKey(Exception):
