@@ -282,7 +282,7 @@ def _may_repeat_a_key(data: bytes, value: Any) -> bool:
     has keys (one per distinct key). A walk of the containers and a few bytes operations,
     where the exact check re-parses the text with a Python hook per object."""
     kept = 0
-    stack = [value] if type(value) is dict or type(value) is list else []
+    stack: list[Any] = [value] if type(value) is dict or type(value) is list else []
     while stack:
         node = stack.pop()
         if type(node) is dict:
