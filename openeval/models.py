@@ -107,7 +107,21 @@ class TraceStep:
     def from_dict(cls, data: JSONDict, *, where: str = "") -> TraceStep:
         """Build a step from its JSON object; missing optional keys take their defaults."""
         _check_keys(cls, data, where)
-        return cls(**data)
+        if cls is not TraceStep or "step_id" not in data or "type" not in data:
+            return cls(**data)  # a subclass, or a missing field: the constructor decides
+        # The constructor's work, as two dict updates: a trace of many steps is read on the
+        # hot path of every run, and keyword arguments cost more than the copy.
+        step = object.__new__(cls)
+        step.__dict__.update(_STEP_DEFAULTS)
+        step.__dict__.update(data)
+        return step
+
+
+_STEP_DEFAULTS: JSONDict = {
+    f.name: None if f.name in ("step_id", "type") else f.default for f in fields(TraceStep)
+}
+"""Every TraceStep field in order with its default (plain values; the two required fields,
+which every document given to ``from_dict`` has, hold None until the document's own)."""
 
 
 Signal = Literal["denials", "divergence"]
@@ -192,15 +206,25 @@ class AgentTrace:
         """Build a trace from its JSON object; missing optional keys take their defaults."""
         _check_keys(cls, data, "")
         values = dict(data)
-        values["steps"] = [
-            TraceStep.from_dict(step, where=f"steps[{i}]")
-            for i, step in enumerate(values.get("steps", []))
-        ]
+        values["steps"] = [_step(step, i) for i, step in enumerate(values.get("steps", []))]
         values["messages"] = [
             Message.from_dict(message, where=f"messages[{i}]")
             for i, message in enumerate(values.get("messages", []))
         ]
         return cls(**values)
+
+
+def _step(data: JSONDict, index: int) -> TraceStep:
+    """Return ``TraceStep.from_dict(data, where=f"steps[{index}]")``, the usual step (known
+    keys, both required ones) built without making its JSON path."""
+    if type(data) is dict and data.keys() <= _field_names(TraceStep) and (
+        "step_id" in data and "type" in data
+    ):
+        step = object.__new__(TraceStep)
+        step.__dict__.update(_STEP_DEFAULTS)
+        step.__dict__.update(data)
+        return step
+    return TraceStep.from_dict(data, where=f"steps[{index}]")
 
 
 @dataclass

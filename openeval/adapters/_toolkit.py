@@ -216,18 +216,65 @@ def to_plain(value: Any, errors: Errors, location: str, *, _depth: int = 0) -> A
     with :func:`dump_object`. Raises TraceFormatError naming the place of an object that
     cannot be dumped, or of nesting past MAX_JSON_DEPTH.
     """
+    try:
+        return _plain_copy(value, _depth)
+    except _NotPlain:
+        # Walked again with a JSON path at every level, only to name the place in the error.
+        return _to_plain_at(value, errors, location, _depth)
+
+
+class _NotPlain(Exception):
+    """Raised by :func:`_plain_copy` where :func:`_to_plain_at` raises a located error."""
+
+
+_SCALARS = frozenset({str, bool, int, float, type(None)})
+
+
+def _plain_copy(value: Any, depth: int) -> Any:
+    """:func:`_to_plain_at` without the JSON path of each value (built for every value, it
+    cost more than the copy): the same result, or _NotPlain where that raises."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        if depth >= MAX_JSON_DEPTH:
+            raise _NotPlain
+        return {
+            str(key): item if type(item) in _SCALARS else _plain_copy(item, depth + 1)
+            for key, item in value.items()
+        }
+    if kind is list:
+        if depth >= MAX_JSON_DEPTH:
+            raise _NotPlain
+        return [item if type(item) in _SCALARS else _plain_copy(item, depth + 1)
+                for item in value]
+    if isinstance(value, (str, bool, int, float)):
+        return value
+    if depth >= MAX_JSON_DEPTH:
+        raise _NotPlain
+    if isinstance(value, Mapping):
+        return {str(key): _plain_copy(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain_copy(item, depth + 1) for item in value]
+    dumped = dump_object(value)
+    if dumped is value:
+        raise _NotPlain
+    return _plain_copy(dumped, depth)
+
+
+def _to_plain_at(value: Any, errors: Errors, location: str, _depth: int) -> Any:
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     if _depth >= MAX_JSON_DEPTH:
         raise errors(depth_message(MAX_JSON_DEPTH), location)
     if isinstance(value, Mapping):
         return {
-            str(key): to_plain(item, errors, join_path(location, str(key)), _depth=_depth + 1)
+            str(key): _to_plain_at(item, errors, join_path(location, str(key)), _depth + 1)
             for key, item in value.items()
         }
     if isinstance(value, (list, tuple)):
         return [
-            to_plain(item, errors, join_path(location, index), _depth=_depth + 1)
+            _to_plain_at(item, errors, join_path(location, index), _depth + 1)
             for index, item in enumerate(value)
         ]
     dumped = dump_object(value)
@@ -235,7 +282,7 @@ def to_plain(value: Any, errors: Errors, location: str, *, _depth: int = 0) -> A
         raise errors(
             f"expected a dict, list or SDK object, got {type(value).__name__}", location
         )
-    return to_plain(dumped, errors, location, _depth=_depth)
+    return _to_plain_at(dumped, errors, location, _depth)
 
 
 # --- token counts -------------------------------------------------------------------------------

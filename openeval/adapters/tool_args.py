@@ -59,10 +59,13 @@ def parse_tool_args(value: Any) -> ToolArgs:
         return ToolArgs(None, value, f"{_NOT_OBJECT}: too large to parse in the memory available")
     if not isinstance(decoded, dict):
         return ToolArgs(None, value, f"{_NOT_OBJECT}: got {json_kind(decoded)}")
-    if too_deep(decoded, MAX_JSON_DEPTH) is not None:
+    if len(value) > _SHALLOW_TEXT and too_deep(decoded, MAX_JSON_DEPTH) is not None:
         # Kept as text: a value that deep could not be written back out as JSON.
         return ToolArgs(None, value, f"arguments nested more than {MAX_JSON_DEPTH} levels deep")
     return ToolArgs(decoded)
 
 
 _NOT_OBJECT = "arguments are not a JSON object"
+_SHALLOW_TEXT = 2 * MAX_JSON_DEPTH + 1
+"""Longest JSON text that cannot nest past MAX_JSON_DEPTH (each level takes an opening and a
+closing bracket), so its decoded value needs no depth walk."""

@@ -574,6 +574,9 @@ def is_matcher_object(value: Any) -> bool:
     """Return True when ``value`` is a matcher: a non-empty object whose keys all start with $."""
     if (type(value) is not dict and not isinstance(value, Mapping)) or not value:
         return False
+    first = next(iter(value))  # most objects fail on their first key: no generator for them
+    if not (isinstance(first, str) and first.startswith("$")):
+        return False
     return all(isinstance(key, str) and key.startswith("$") for key in value)
 
 
@@ -763,16 +766,24 @@ def _plain(value: Any, depth: int) -> bool:
         if kind is dict:
             if level > MAX_JSON_DEPTH or is_matcher_object(item):
                 return False
-            stack.extend((v, level + 1) for v in item.values())
+            children = item.values()
         elif kind is list:
             if level > MAX_JSON_DEPTH:
                 return False
-            stack.extend((v, level + 1) for v in item)
+            children = item
         elif kind is float:
             if not math.isfinite(item):
                 return False
+            continue
         elif kind not in _PLAIN_SCALARS:
             return False  # tuples, Mapping subclasses ...: the careful path
+        else:
+            continue
+        for child in children:  # plain strings and numbers checked here, not pushed
+            child_kind = type(child)
+            if child_kind is str or child_kind is int or child_kind is bool or child is None:
+                continue
+            stack.append((child, level + 1))
     return True
 
 

@@ -81,6 +81,11 @@ class ArgumentCorrectness(Metric):
                 executed[step.tool_name].append(step.tool_args or _NO_ARGS)
                 made[step.tool_name].append(step)
 
+        if all(
+            _all_found([rows[call.position] for call in calls], executed[tool])
+            for tool, calls in by_tool.items()
+        ):
+            return Measurement(1.0, f"expected argument values matched: {total}/{total}")
         partner: dict[int, TraceStep | None] = {}
         matched = 0
         for tool, calls in by_tool.items():
@@ -155,6 +160,32 @@ def pair_calls(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, A
         matched = sum(w[c] for w, c in zip(weights, partners, strict=True) if c is not None)
         return Pairing(partners, matched, len(expected) * len(actual))
     return _pair_groups(expected, actual)
+
+
+def _all_found(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]]) -> bool:
+    """True when each expected call finds its own executed call matching all its arguments,
+    taking the first such call left (in order, from after the last one taken).
+
+    Such a pairing is the best one (nothing can match more), so a run that does what the case
+    says is judged without the whole table of weights; False sends the case to
+    :func:`pair_calls` (greedy choice can miss a perfect pairing that exists, never invent one).
+    Only small inputs try it, so the bounds :func:`pair_calls` keeps on large ones still hold.
+    """
+    if len(expected) > len(actual) or len(expected) * len(actual) > _DIRECT_LIMIT:
+        return False
+    free = list(range(len(actual)))
+    start = 0
+    for row in expected:
+        full = len(row.items)
+        for offset in range(len(free)):
+            at = (start + offset) % len(free)
+            if row.weight(actual[free[at]]) == full:
+                del free[at]
+                start = at
+                break
+        else:
+            return False
+    return True
 
 
 class ExpectedArgs:
