@@ -5,7 +5,8 @@ Five modes over the executed tool calls (denied and failed calls left out unless
 
 - ``strict``: the same calls in the same order, nothing missing or extra; calls made in one
   turn (``TraceStep.turn``) have no order among themselves.
-- ``in_order``: every expected call appears in the expected order; others may come between.
+- ``in_order``: every expected call appears in the expected order; others may come between;
+  calls made in one turn have no order among themselves here either.
 - ``unordered``: the same calls in any order, nothing missing or extra.
 - ``superset``: every expected call appears, in any order; extra calls allowed.
 - ``subset``: every executed call is one of the expected calls; expected ones may be missing.
@@ -568,6 +569,47 @@ class _Matching:
         return self.result(False, self.failure(parts), rows, len(partner))
 
     def in_order(self) -> TrajectoryMatch:
+        flat = self.in_order_by_position()
+        if flat.matched or all(len(block) == 1 for block in self.turn_blocks()):
+            return flat
+        # Calls of one turn were made together: their recorded order means nothing, so a run
+        # that fails by position may still keep the expected order from turn to turn. Looser
+        # than by position, so a failure there is a failure here, explained by position.
+        partner = self.in_order_by_turn()
+        if partner is None:
+            return flat
+        rows = self.rows_by_position(partner, [], extra_ok=True, missing_ok=False)
+        return self.result(True, self.success(len(partner)), rows, len(partner))
+
+    def in_order_by_turn(self) -> dict[int, int] | None:
+        """Return a pairing that keeps the expected order from turn to turn, any order within
+        one, or None when there is none.
+
+        Each turn takes the longest prefix of the expected calls still open that it can pair
+        in full (a binary search: a prefix pairs whenever a longer one does). Taking the
+        longest is never worse: whatever later turns can take of a longer remainder, they can
+        take of its suffix.
+        """
+        partner: dict[int, int] = {}
+        start = 0
+        total = len(self.expected)
+        for block in self.turn_blocks():
+            if start == total:
+                break
+            low, high = 0, min(len(block), total - start)
+            best: dict[int, int] = {}
+            while low < high:
+                size = (low + high + 1) // 2
+                paired = self.pair_block(list(range(start, start + size)), block)
+                if len(paired) == size:
+                    low, best = size, paired
+                else:
+                    high = size - 1
+            partner.update(best)
+            start += low
+        return partner if start == total else None
+
+    def in_order_by_position(self) -> TrajectoryMatch:
         positions: dict[int, list[int]] = {}
         partner: dict[int, int] = {}
         previous = -1

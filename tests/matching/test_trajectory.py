@@ -10,7 +10,7 @@ optionally ``details_contains``, ``matched_expected`` and a ``note`` saying why 
 from __future__ import annotations
 
 from functools import cache
-from itertools import combinations, permutations
+from itertools import pairwise, permutations
 from pathlib import Path
 from typing import Any
 
@@ -189,15 +189,18 @@ def _brute_force(
         return most == m, most
     if mode == "unordered":
         return n == m and most == n, most
-    if mode == "in_order":
-        return any(all(ok(i, j) for i, j in enumerate(chosen))
-                   for chosen in combinations(range(m), n)), most
     blocks: list[list[int]] = []
     for j, step in enumerate(counted):
         if blocks and step.turn is not None and counted[blocks[-1][-1]].turn == step.turn:
             blocks[-1].append(j)
         else:
             blocks.append([j])
+    if mode == "in_order":
+        # Expected order kept from turn to turn; within one turn any order.
+        block_of = {j: b for b, block in enumerate(blocks) for j in block}
+        return any(all(ok(i, j) for i, j in enumerate(chosen))
+                   and all(block_of[a] <= block_of[b] for a, b in pairwise(chosen))
+                   for chosen in permutations(range(m), n)), most
     if n != m:
         return False, most
     start = 0
