@@ -86,8 +86,9 @@ def case_document(case: CaseResult) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, **case.to_dict()}
 
 
-def _write_whole(path: Path, data: bytes) -> None:
-    # A reader never sees half a file: write beside it, then rename over it.
+def write_whole(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so a reader never sees half a file: beside it, then renamed
+    over it."""
     temporary = path.with_name(f".{path.name}.tmp")
     temporary.write_bytes(data)
     os.replace(temporary, path)
@@ -224,9 +225,9 @@ def write_results(suite: SuiteResult, out_dir: str | Path) -> Path:
     names = _file_names(suite)
     try:
         for case, name in zip(suite.cases, names, strict=True):
-            _write_whole(out / name, dump_json(case_document(case)))
+            write_whole(out / name, dump_json(case_document(case)))
         # Written last: a summary present means every case file it lists was written.
-        _write_whole(out / SUMMARY_NAME, dump_json(summary_document(suite, names)))
+        write_whole(out / SUMMARY_NAME, dump_json(summary_document(suite, names)))
     except OSError as exc:
         raise ResultFileError(
             f"cannot write results: {exc.strerror}", source=exc.filename or out
