@@ -46,7 +46,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "openeval.testcase_file",  # checks metric names against openeval.metrics.registry
         "openeval.snapshot",  # drafts a test case for the suite; needs only the models
     ),
-    ("openeval.suite",),  # discovery, and one case end to end (reads files, then scores)
+    ("openeval.suite",  # discovery, and one case end to end (reads files, then scores)
+     "openeval.production"),  # many production traces: records, plan, rows, summary
     ("openeval.engines",),
     ("openeval.runner",  # the front door: discover, score on an engine, one SuiteResult
      "openeval.legacy"),  # openeval-core 0.2.1's run_eval / run_suite(path, metrics)

@@ -59,6 +59,7 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
     "openeval.code_checks": {"call": _SUBMODULE, "loader": _SUBMODULE, "types": _SUBMODULE},
     "openeval.engines": {"base": _SUBMODULE, "local": _SUBMODULE},
     "openeval.io": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
+    "openeval.production": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
     "openeval.metrics": {
         "base": "submodule: Measurement, Metric and not_applicable are defined there",
         "registry": "submodule: the metric registry the package re-exports",

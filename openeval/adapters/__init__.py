@@ -29,6 +29,7 @@ _LAZY: dict[str, str] = {
     "from_langchain_run": "openeval.adapters.langchain",
     "from_openai_messages": "openeval.adapters.openai",
     "from_otel_spans": "openeval.adapters.otel",
+    "iter_traces": "openeval.adapters.stream",
 }
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "from_openai_messages",
     "from_otel_spans",
     "get_adapter",
+    "iter_traces",
     "load_trace",
     "read_trace",
     "register_adapter",
@@ -59,3 +61,4 @@ if TYPE_CHECKING:
     from openeval.adapters.langchain import from_langchain_messages, from_langchain_run
     from openeval.adapters.openai import from_openai_messages
     from openeval.adapters.otel import from_otel_spans
+    from openeval.adapters.stream import iter_traces

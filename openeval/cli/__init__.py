@@ -17,6 +17,7 @@ from openeval.cli.diff import diff
 from openeval.cli.exit_codes import EXIT_USAGE
 from openeval.cli.report import report
 from openeval.cli.run import run
+from openeval.cli.score import score
 from openeval.cli.trace import convert, inspect, snapshot
 from openeval.version import __version__
 
@@ -73,3 +74,4 @@ main.add_command(config)
 main.add_command(convert)
 main.add_command(inspect)
 main.add_command(snapshot)
+main.add_command(score)

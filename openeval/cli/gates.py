@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from openeval.runner import Gate
 
 
-def parse_gates(values: tuple[str, ...]) -> list[Gate]:
-    """Return ``(name, line, option text)`` for each ``--fail-under-metric NAME=X``.
+def parse_gates(values: tuple[str, ...], flag: str = "--fail-under-metric") -> list[Gate]:
+    """Return ``(name, line, option text)`` for each ``--fail-under-metric NAME=X`` (or
+    ``flag``: ``openeval score`` takes ``--fail-under-check``).
 
     Raises SuiteError for a value that is not NAME=X with X from 0 to 1, or a name given twice.
     """
@@ -27,7 +28,7 @@ def parse_gates(values: tuple[str, ...]) -> list[Gate]:
     seen: set[str] = set()
     for value in values:
         name, sep, line_text = value.rpartition("=")
-        given = f"--fail-under-metric {value}"
+        given = f"{flag} {value}"
         try:
             line = float(line_text)
         except ValueError:

@@ -224,3 +224,60 @@ def iter_json_lines(
     """Yield ``(line_number, value)`` for each non-blank line of ``chunks``, parsed as JSON."""
     for line_no, line in split_lines(chunks, name, max_line_bytes):
         yield line_no, parse_line(line, line_no, name)
+
+
+def split_lines_tolerant(
+    chunks: Iterator[bytes], name: Path | str, max_line_bytes: int
+) -> Generator[tuple[int, Line | TraceFormatError], None, None]:
+    """Yield ``(line_number, line)`` for each non-blank line, or ``(line_number, error)``.
+
+    Where :func:`split_lines` stops at the first line over ``max_line_bytes``, this yields the
+    error for that line, drops its bytes up to the next newline without holding them, and goes
+    on: a stream of many traces loses one line to an oversized one, not the rest of the file.
+    An error raised by ``chunks`` (corrupt or truncated zstd) ends the stream after it is
+    yielded, naming the line it broke in: nothing after it can be read.
+    """
+    line_no = 0  # lines ended so far
+    pending = bytearray()  # the start of a line whose end has not been read yet
+    skipping = False  # inside a line already reported as too long
+    while True:
+        try:
+            chunk = next(chunks, None)
+        except TraceFormatError as exc:
+            yield line_no + 1, TraceFormatError(exc.message, source=name,
+                                                location=exc.location or f"line {line_no + 1}")
+            return
+        if chunk is None:
+            break
+        start, size = 0, len(chunk)
+        while start < size:
+            if not skipping and not pending:
+                at = _skip_blank(chunk, start)
+                line_no += chunk.count(b"\n", start, at)
+                start = at  # JSON ignores the indent a line may start with
+                if start == size:
+                    break
+            end = chunk.find(b"\n", start)
+            stop = size if end < 0 else end
+            if skipping:
+                pass
+            elif len(pending) + stop - start > max_line_bytes:
+                yield line_no + 1, _too_long(name, line_no + 1, max_line_bytes)
+                skipping = True
+                pending = bytearray()
+            elif end < 0:
+                pending += chunk[start:]
+            else:
+                line: Line = chunk[start:end]
+                if pending:
+                    pending += line
+                    line, pending = pending, bytearray()
+                if _skip_blank(line, 0) < len(line):
+                    yield line_no + 1, line
+            if end < 0:
+                break
+            line_no += 1
+            skipping = False
+            start = end + 1
+    if pending and _skip_blank(pending, 0) < len(pending):
+        yield line_no + 1, pending

@@ -1,0 +1,606 @@
+"""Many traces per file, read lazily: files, folders and globs in, one record per trace out.
+
+:func:`iter_traces` (and the per-file :func:`read_records`, :func:`read_blob_records` for bytes
+already in memory) yields one :class:`TraceRecord` per trace, with the file and the 1-based line
+it came from, or one :class:`Unreadable` per line (or file) that could not be read, so a caller
+can account for every input line. The rules (proposals/0080-production-scoring.md):
+
+- A JSON Lines file (plain or zstd) holds one trace per line, in the format of its first
+  readable line (or ``trace_format``): native traces, OpenAI/Anthropic wrapper objects
+  ``{"task_id", "messages"}``, LangChain runs, OTel OTLP/JSON lines. A line in another format
+  is unreadable, naming both formats: one file, one format.
+- Formats whose items belong to a trace by id are grouped, whatever order they come in: OTel
+  spans by ``traceId``, LangChain/LangSmith runs by ``trace_id`` (a run without one is a whole
+  run tree on its line). A first pass over the file finds the last line of each trace; the
+  second yields each trace as soon as that line is read, so memory holds the traces still
+  open plus a line number per trace of the file. A grouped trace's ``line`` is the first line
+  holding a part of it; traces come in the order they end.
+- A grouped OTel trace with no root span (every span names a parent) is unreadable: its root
+  was never exported, so its answer and timing are missing, and scoring it would judge half a
+  run. The same for a LangChain trace with no root run.
+- A Fixtura JSON Lines file is one trace (its lines are events), read whole; so is any file that
+  is one JSON document (an OTel document holding several traces is split by ``traceId``).
+- A line over the line limit, a line that is not JSON, a corrupt or truncated zstd stream (the
+  rest of the file cannot be read; one record says where it broke) are :class:`Unreadable`.
+  A problem with the file itself (empty, not a regular file) is one record at line 0.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from openeval.adapters._toolkit import Errors
+from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
+from openeval.adapters.registry import detect_format, get_adapter
+from openeval.errors import OpenEvalError, TraceFormatError
+from openeval.io import check_trace
+from openeval.io.lines import split_lines_tolerant
+from openeval.models import AgentTrace
+
+__all__ = [
+    "TRACE_FILE_ENDINGS",
+    "TraceRecord",
+    "Unreadable",
+    "expand_inputs",
+    "iter_traces",
+    "read_blob_records",
+    "read_records",
+]
+
+TRACE_FILE_ENDINGS: tuple[str, ...] = (".json", ".jsonl", ".zst", ".trace")
+"""Which files of a folder are read: names ending so (case-insensitively)."""
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class TraceRecord:
+    """One trace read from a file of many, and where it came from."""
+
+    trace: AgentTrace
+    file: str
+    """The file as displayed: relative when it was given relative (or found in a folder given
+    relative), POSIX style."""
+    line: int
+    """The 1-based line the trace is on (a grouped trace: the first line holding part of it;
+    a whole-file trace: 1)."""
+    format: str = ""
+    """The adapter that read it."""
+    trace_id: str = ""
+    """The trace's own id: OTel ``traceId``, LangChain ``trace_id`` or root run id, a native
+    trace's ``metadata.trace_id``, else the ``task_id`` the line gives, else ``file:line``."""
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """One line (or file, at line 0) that could not be read as a trace, and why."""
+
+    file: str
+    line: int
+    message: str
+    """One line: the place inside the line (JSON path) and what was expected."""
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.message}"
+
+
+Item = TraceRecord | Unreadable
+
+
+# --- inputs ---------------------------------------------------------------------------------
+
+
+def _display(path: Path) -> str:
+    return path.as_posix()
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in files:
+            if not name.startswith(".") and name.lower().endswith(TRACE_FILE_ENDINGS):
+                found.append(Path(root) / name)
+    return sorted(found, key=lambda p: p.as_posix())
+
+
+def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
+    """Return the files that ``inputs`` name, in order: each input's files sorted.
+
+    An input is a file, a folder (every file under it whose name ends in
+    :data:`TRACE_FILE_ENDINGS`, hidden ones left out, recursively) or a glob (``**`` reaches
+    into sub-folders; a folder it matches is read as a folder). A file named twice is read
+    once, where it first appears. Raises OpenEvalError for a missing path, a glob matching
+    nothing, a folder holding no trace file, or no input at all.
+    """
+    if not inputs:
+        raise OpenEvalError("no input given: name trace files, folders or globs")
+    files: list[Path] = []
+    seen: set[str] = set()
+
+    def add(path: Path) -> None:
+        key = os.path.normcase(os.path.abspath(path))
+        if key not in seen:
+            seen.add(key)
+            files.append(path)
+
+    for given in inputs:
+        path = Path(given)
+        text = str(given)
+        if not path.exists() and _GLOB_CHARS & set(text):
+            matches = sorted(glob.glob(text, recursive=True))
+            if not matches:
+                raise OpenEvalError(f"no file matches the glob {text!r}")
+            for match in matches:
+                found = Path(match)
+                for file in _folder_files(found) if found.is_dir() else [found]:
+                    add(file)
+        elif path.is_dir():
+            inside = _folder_files(path)
+            if not inside:
+                raise OpenEvalError(
+                    "holds no trace file (names ending in "
+                    + ", ".join(TRACE_FILE_ENDINGS) + ")", source=_display(path))
+            for file in inside:
+                add(file)
+        elif path.exists() or path.is_symlink():
+            add(path)
+        else:
+            raise OpenEvalError("file not found", source=_display(path))
+    return files
+
+
+# --- reading one file -----------------------------------------------------------------------
+
+
+def read_records(
+    path: Path, *, trace_format: str | None = None, options: LoadOptions | None = None
+) -> Iterator[Item]:
+    """Yield the traces of one file, and an :class:`Unreadable` for each line that is not one.
+
+    See the module docstring for the rules. Never raises for what the file holds; raises
+    TraceFormatError only for an unknown ``trace_format``.
+    """
+    if trace_format is not None:
+        get_adapter(trace_format)
+    return _read(TraceSource(path, options), _display(path), trace_format)
+
+
+def read_blob_records(
+    name: str, data: bytes, *, trace_format: str | None = None,
+    options: LoadOptions | None = None,
+) -> Iterator[Item]:
+    """Yield the records of a whole file's bytes, as :func:`read_records` reads the file.
+
+    ``name`` is the file as displayed in records and messages. The same bytes always give
+    the same records, whichever process reads them (a Ray worker gets a file's bytes).
+    """
+    if trace_format is not None:
+        get_adapter(trace_format)
+    return _read(TraceSource.from_bytes(data, name, options), name, trace_format)
+
+
+def iter_traces(
+    inputs: str | Path | Sequence[str | Path],
+    *,
+    trace_format: str | None = None,
+    options: LoadOptions | None = None,
+    unreadable: Literal["yield", "raise"] = "yield",
+) -> Iterator[Item]:
+    """Yield every trace of the files, folders and globs ``inputs`` name, lazily, in order.
+
+    Each trace comes as a :class:`TraceRecord` (trace, file, line); each line that cannot be
+    read as an :class:`Unreadable` (file, line, reason), so nothing is skipped silently. With
+    ``unreadable="raise"``, the first one raises TraceFormatError instead. Raises
+    OpenEvalError at once for a missing path or a glob matching nothing.
+    """
+    given = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
+    files = expand_inputs(given)
+    if trace_format is not None:
+        get_adapter(trace_format)
+    for file in files:
+        for item in read_records(file, trace_format=trace_format, options=options):
+            if isinstance(item, Unreadable) and unreadable == "raise":
+                raise TraceFormatError(
+                    item.message, source=item.file,
+                    location=f"line {item.line}" if item.line else None,
+                )
+            yield item
+
+
+def _reason(exc: OpenEvalError, file: str, line_no: int) -> str:
+    """Return an error's message without the file and line a record already names."""
+    location = exc.location or ""
+    prefix = f"line {line_no}"
+    if location == prefix:
+        location = ""
+    elif location.startswith(prefix + ": "):
+        location = location[len(prefix) + 2:]
+    elif location.startswith(prefix + " "):  # "line 3 column 7"
+        location = location[len(prefix) + 1:]
+    return f"{location}: {exc.message}" if location else exc.message
+
+
+def _line_in(location: str | None) -> int:
+    """Return the line number a location starts with (``line 12: ...``), or 0."""
+    if location and location.startswith("line "):
+        digits = location[5:].split(":", 1)[0].split(" ", 1)[0]
+        if digits.isdigit():
+            return int(digits)
+    return 0
+
+
+def _read(source: TraceSource, file: str, forced: str | None) -> Iterator[Item]:
+    try:
+        if not source.head.strip():
+            yield Unreadable(file, 0, "empty file, expected traces")
+            return
+        whole = _whole_file_adapter(source, forced)
+    except TraceFormatError as exc:
+        yield Unreadable(file, 0, _reason(exc, file, 0))
+        return
+    except MemoryError:
+        yield Unreadable(file, 0, "does not fit in the memory available")
+        return
+    if whole is not None:
+        yield from _read_whole(source, file, whole)
+        return
+    yield from _read_lines(source, file, forced)
+
+
+def _whole_file_adapter(source: TraceSource, forced: str | None) -> TraceAdapter | None:
+    """Return the adapter reading the whole file as one document (or one trace), or None
+    when the file is JSON Lines holding one trace per line."""
+    if forced is not None:
+        adapter = get_adapter(forced)
+        if adapter.name == "fixtura" or not source.is_json_lines:
+            return adapter
+        return None
+    if source.is_json_lines:
+        fixtura = get_adapter("fixtura")
+        return fixtura if fixtura.refusal(source) is None else None
+    return detect_format(source)
+
+
+def _read_whole(source: TraceSource, file: str, adapter: TraceAdapter) -> Iterator[Item]:
+    if adapter.name == "otel":
+        yield from _otel_document(source, file)
+        return
+    try:
+        trace = adapter.load(source)
+        check_trace(trace, source.limits, file)
+    except TraceFormatError as exc:
+        line = _line_in(exc.location) or (0 if source.is_json_lines else 1)
+        yield Unreadable(file, line, _reason(exc, file, line))
+        return
+    except MemoryError:
+        yield Unreadable(file, 0, "does not fit in the memory available while it is read")
+        return
+    yield TraceRecord(trace, file, 1, adapter.name, _own_id(trace, None) or trace.task_id)
+
+
+def _otel_document(source: TraceSource, file: str) -> Iterator[Item]:
+    from openeval.adapters.otel import read_spans, split_by_trace
+
+    try:
+        spans, _ = read_spans(source)
+    except TraceFormatError as exc:
+        yield Unreadable(file, 1, _reason(exc, file, 1))
+        return
+    grouping = _OtelGrouping()
+    for group in split_by_trace(spans):
+        yield grouping.finish(group[0].trace_id, [(1, s) for s in group], file, source.limits)
+
+
+def _own_id(trace: AgentTrace, value: Any) -> str | None:
+    """Return the id a trace gives itself: ``metadata.trace_id``, else the line's task_id."""
+    given = trace.metadata.get("trace_id")
+    if isinstance(given, str) and given:
+        return given
+    if isinstance(value, dict) and isinstance(value.get("task_id"), str) and value["task_id"]:
+        return trace.task_id
+    return None
+
+
+# --- one trace per line ---------------------------------------------------------------------
+
+
+class _LineFormat:
+    """The format a JSON Lines file's traces are in, fixed by its first readable line."""
+
+    def __init__(self, forced: str | None) -> None:
+        self.adapter: TraceAdapter | None = get_adapter(forced) if forced else None
+        self.line = 0  # where it was detected (0: forced)
+
+    def of(self, source: TraceSource, line_no: int) -> TraceAdapter:
+        """Return the adapter for one line; raise TraceFormatError when the line is not in the
+        file's format."""
+        if self.adapter is None:
+            self.adapter = detect_format(source)
+            self.line = line_no
+            return self.adapter
+        reason = self.adapter.refusal(source)
+        if reason is None:
+            return self.adapter
+        where = f"line {self.line}" if self.line else "--format"
+        try:
+            other = detect_format(source).name
+        except TraceFormatError:
+            raise TraceFormatError(
+                f"not a {self.adapter.name} trace ({reason}); this file's traces are "
+                f"{self.adapter.name} ({where})") from None
+        raise TraceFormatError(
+            f"a {other} trace in a file of {self.adapter.name} traces ({where}); keep one "
+            "format per file")
+
+
+def _line_sources(
+    source: TraceSource, file: str
+) -> Generator[tuple[int, TraceSource | Unreadable], None, None]:
+    """Yield each non-blank line as a source of its own, or as why it cannot be read."""
+    limits = source.limits
+    for line_no, line in split_lines_tolerant(source.chunks(), file, limits.max_line_bytes):
+        if isinstance(line, TraceFormatError):
+            yield line_no, Unreadable(file, line_no, _reason(line, file, line_no))
+            continue
+        one = TraceSource(file, source.options, data=bytes(line))
+        try:
+            one.document()
+        except TraceFormatError as exc:
+            yield line_no, Unreadable(file, line_no, _reason(exc, file, 1))
+            continue
+        yield line_no, one
+
+
+def _read_lines(source: TraceSource, file: str, forced: str | None) -> Iterator[Item]:
+    fmt = _LineFormat(forced)
+    first = _first_readable(source, file, fmt)
+    grouping = _grouping_of(first, fmt)
+    if grouping is not None:
+        yield from _read_grouped(source, file, fmt, grouping)
+        return
+    for line_no, one in _line_sources(source, file):
+        if isinstance(one, Unreadable):
+            yield one
+            continue
+        yield _load_line(one, file, line_no, fmt)
+
+
+def _first_readable(source: TraceSource, file: str, fmt: _LineFormat) -> TraceSource | None:
+    """Return the first line that is a trace of a known format, fixing the file's format by
+    it (unless forced); None when no line is. Reads only as far as that line."""
+    lines = _line_sources(source, file)
+    try:
+        for line_no, one in lines:
+            if isinstance(one, Unreadable):
+                continue
+            try:
+                fmt.of(one, line_no)
+            except TraceFormatError:
+                continue
+            return one
+        return None
+    finally:
+        lines.close()
+
+
+def _load_line(one: TraceSource, file: str, line_no: int, fmt: _LineFormat) -> Item:
+    try:
+        adapter = fmt.of(one, line_no)
+        trace = adapter.load(one)
+        check_trace(trace, one.limits, file)
+    except TraceFormatError as exc:
+        return Unreadable(file, line_no, _reason(exc, file, 1))
+    except MemoryError:
+        return Unreadable(file, line_no, "does not fit in the memory available")
+    own = _own_id(trace, one.document_or_none())
+    return TraceRecord(trace, file, line_no, adapter.name, own or f"{file}:{line_no}")
+
+
+# --- grouped formats ------------------------------------------------------------------------
+
+
+class _Grouping(Protocol):
+    """How the items of one line (spans, runs) belong to traces, and how a trace is built."""
+
+    name: str
+
+    def keys(self, value: Any) -> list[str]:
+        """Return the trace keys a parsed line holds, leniently (the first pass)."""
+        ...
+
+    def items(self, source: TraceSource, line_no: int) -> list[tuple[str, Any]]:
+        """Return ``(trace key, item)`` for each item of a line; raise TraceFormatError."""
+        ...
+
+    def finish(
+        self, key: str, items: list[tuple[int, Any]], file: str, limits: Any
+    ) -> Item:
+        """Return the record of one complete trace (its items with their lines)."""
+        ...
+
+
+def _grouping_of(first: TraceSource | None, fmt: _LineFormat) -> _Grouping | None:
+    """Return the grouping for a file whose first readable line is OTel or a LangChain run
+    (a format whose items belong to traces by id), else None."""
+    if first is None or fmt.adapter is None:
+        return None
+    if fmt.adapter.name == "otel":
+        return _OtelGrouping()
+    if fmt.adapter.name == "langchain":
+        from openeval.adapters.langchain.runs import looks_like_run
+
+        if looks_like_run(first.document_or_none()):
+            return _RunGrouping()
+    return None
+
+
+def _read_grouped(
+    source: TraceSource, file: str, fmt: _LineFormat, grouping: _Grouping
+) -> Iterator[Item]:
+    last_line: dict[str, int] = {}
+    for line_no, one in _line_sources(source, file):
+        if not isinstance(one, Unreadable):
+            for key in grouping.keys(one.document_or_none()):
+                last_line[key] = line_no
+    open_groups: dict[str, list[tuple[int, Any]]] = {}
+    for line_no, one in _line_sources(source, file):
+        if isinstance(one, Unreadable):
+            yield one
+            continue
+        try:
+            adapter = fmt.of(one, line_no)
+            if adapter.name != grouping.name:
+                raise TraceFormatError(
+                    f"a {adapter.name} trace in a file of {grouping.name} traces (line "
+                    f"{fmt.line}); keep one format per file")
+            items = grouping.items(one, line_no)
+        except TraceFormatError as exc:
+            yield Unreadable(file, line_no, _reason(exc, file, 1))
+            continue
+        touched: list[str] = []
+        for key, item in items:
+            group = open_groups.get(key)
+            if group is None:
+                group = open_groups[key] = []
+                touched.append(key)
+            elif not group or group[-1][0] != line_no:
+                touched.append(key)
+            group.append((line_no, item))
+        ended = [k for k in touched if last_line.get(k, line_no) <= line_no]
+        if len(ended) > 1:
+            order = {k: i for i, k in enumerate(open_groups)}
+            ended.sort(key=order.__getitem__)
+        for key in ended:
+            last_line.pop(key, None)
+            yield grouping.finish(key, open_groups.pop(key), file, source.limits)
+    for key, group in open_groups.items():  # lines that broke in the second pass only
+        yield grouping.finish(key, group, file, source.limits)
+
+
+def _span_count_note(items: Sequence[tuple[int, Any]], what: str) -> str:
+    lines = sorted({line for line, _ in items})
+    shown = f"line {lines[0]}" if len(lines) == 1 else f"lines {lines[0]}-{lines[-1]}"
+    return f"{len(items)} {what}{'' if len(items) == 1 else 's'} on {shown}"
+
+
+class _OtelGrouping:
+    """OTel spans, grouped by ``traceId``; a trace's root span has no parent."""
+
+    name = "otel"
+
+    def keys(self, value: Any) -> list[str]:
+        from openeval.adapters.otel.otlp import PAYLOAD_KEY
+
+        found: list[str] = []
+        resources = value.get(PAYLOAD_KEY) if isinstance(value, dict) else None
+        for resource in resources if isinstance(resources, list) else ():
+            scopes = resource.get("scopeSpans") if isinstance(resource, dict) else None
+            for scope in scopes if isinstance(scopes, list) else ():
+                spans = scope.get("spans") if isinstance(scope, dict) else None
+                for span in spans if isinstance(spans, list) else ():
+                    key = _otel_key(span.get("traceId") if isinstance(span, dict) else None)
+                    if key is not None:
+                        found.append(key)
+        return found
+
+    def items(self, source: TraceSource, line_no: int) -> list[tuple[str, Any]]:
+        from openeval.adapters.otel.otlp import PAYLOAD_KEY, decode_resource_spans
+
+        value = source.document()
+        errors = Errors(source.path)
+        if not isinstance(value, dict) or PAYLOAD_KEY not in value:
+            raise errors(f"expected a JSON object with a {PAYLOAD_KEY!r} list")
+        return [(s.trace_id, s) for s in decode_resource_spans(value[PAYLOAD_KEY], "", errors)]
+
+    def finish(self, key: str, items: list[tuple[int, Any]], file: str, limits: Any) -> Item:
+        from openeval.adapters.otel.genai import trace_of_spans
+
+        first = items[0][0]
+        if not key:
+            return Unreadable(file, first, f"{_span_count_note(items, 'span')} carry no "
+                              "traceId: which trace they belong to is unknown")
+        spans = [span for _, span in items]
+        if not any(not span.parent_id for span in spans):
+            return Unreadable(
+                file, first,
+                f"trace {key}: no root span among its {_span_count_note(items, 'span')} "
+                "(each names a parent): its root span was never exported, so the trace is "
+                "incomplete and is not scored")
+        try:
+            trace = trace_of_spans(spans, Errors(file), key)
+            check_trace(trace, limits, file)
+        except TraceFormatError as exc:
+            return Unreadable(file, first, f"trace {key}: {_reason(exc, file, first)}")
+        return TraceRecord(trace, file, first, "otel", key)
+
+
+def _otel_key(raw: Any) -> str | None:
+    from openeval.adapters.otel.otlp import _decode_id
+
+    try:
+        return _decode_id(raw, size=16, where="traceId", errors=Errors(None))
+    except TraceFormatError:
+        return None
+
+
+class _RunGrouping:
+    """LangChain/LangSmith runs, grouped by ``trace_id``; a run without one is a whole tree."""
+
+    name = "langchain"
+
+    def keys(self, value: Any) -> list[str]:
+        trace_id = value.get("trace_id") if isinstance(value, dict) else None
+        return [trace_id] if isinstance(trace_id, str) and trace_id else []
+
+    def items(self, source: TraceSource, line_no: int) -> list[tuple[str, Any]]:
+        from openeval.adapters.langchain.runs import looks_like_run
+
+        value = source.document()
+        if not looks_like_run(value):
+            raise TraceFormatError("expected a LangChain run ('run_type' and 'name') on each "
+                                   "line of a file of runs")
+        key = _run_key(value, line_no)
+        if key is None:
+            raise TraceFormatError(
+                "parent_run_id: a run with a parent but no 'trace_id': which trace it belongs "
+                "to is unknown (export runs with their trace_id)")
+        return [(key, value)]
+
+    def finish(self, key: str, items: list[tuple[int, Any]], file: str, limits: Any) -> Item:
+        from openeval.adapters.langchain.runs import build
+
+        first = items[0][0]
+        runs = [run for _, run in items]
+        if all(run.get("parent_run_id") for run in runs):
+            return Unreadable(
+                file, first,
+                f"trace {key}: no root run among its {_span_count_note(items, 'run')} (each "
+                "names a parent_run_id): the trace is incomplete and is not scored")
+        try:
+            trace = build(runs, errors=Errors(file), default_task_id=None,
+                          item_wheres=[f"line {line}" for line, _ in items])
+            check_trace(trace, limits, file)
+        except TraceFormatError as exc:
+            return Unreadable(file, first, f"trace {key}: {_reason(exc, file, first)}")
+        trace_id = key if not key.startswith("\x00") else str(trace.metadata.get("run_id"))
+        return TraceRecord(trace, file, first, "langchain", trace_id)
+
+
+def _run_key(value: Any, line_no: int) -> str | None:
+    """Return the trace a run belongs to: its ``trace_id``; a root run without one is a tree
+    of its own (keyed by its line, unique in the file); None for a child without one."""
+    if not isinstance(value, dict):
+        return None
+    trace_id = value.get("trace_id")
+    if isinstance(trace_id, str) and trace_id:
+        return trace_id
+    if value.get("parent_run_id"):
+        return None
+    return f"\x00line {line_no}"
