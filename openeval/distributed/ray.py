@@ -5,11 +5,12 @@ Two doors (proposals/0081-distributed-scoring.md):
 - :func:`score_dataset`: a Ray Dataset of traces in, a Dataset of result rows out, for code
   that already holds its traces in Ray (``ray.data.read_binary_files(..., include_paths=True)``
   over a bucket, or a table of trace JSON);
-- :func:`score_rows`: what ``openeval score --engine ray`` runs: the files read through Ray
-  Data, scored on the cluster, every row handed back in input order.
+- :func:`score_rows`: what ``openeval score --engine ray`` runs: a Dataset of the files, each
+  read and scored by a worker, every row handed back in input order.
 
-The unit of work is one input row: a whole file's bytes, or one trace's JSON. A worker reads it
-with :func:`openeval.production.read_blob_records` and scores each record with
+The unit of work is one input row: a file, a file's bytes, or one trace's JSON. A worker reads
+it with the local reader (:func:`openeval.production.read_records`, or
+:func:`~openeval.production.read_blob_records` for bytes) and scores each record with
 :func:`openeval.production.score_record`, the functions the local engine calls, so a row scored
 on Ray is the local row. Ray is imported only when one of these functions runs
 (``pip install "openeval-core[ray]"``).
@@ -20,7 +21,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
@@ -88,10 +89,14 @@ def score_dataset(
 
 
 def result_rows(scored: Dataset) -> Iterator[dict[str, Any]]:
-    """Yield the result rows of a Dataset from :func:`score_dataset`, in its order."""
-    for batch in scored.iter_batches(batch_format="pyarrow", batch_size=None):
-        for text in _column(batch, "row"):
-            yield orjson.loads(text)
+    """Yield the result rows of a Dataset from :func:`score_dataset`, in its order.
+
+    A failed Ray job is an OpenEvalError: the one a worker raised, or one naming the failure.
+    """
+    with _ray_errors():
+        for batch in scored.iter_batches(batch_format="pyarrow", batch_size=None):
+            for text in _column(batch, "row"):
+                yield orjson.loads(text)
 
 
 def score_rows(
@@ -108,42 +113,43 @@ def score_rows(
     Connects to the cluster at ``address`` (``HOST:PORT`` of its head, ``ray://HOST:PORT`` or
     ``auto``), or, without one, lets ``ray.init()`` choose (``RAY_ADDRESS``, a cluster
     ``ray start`` left on this machine, else a new local one); when this process is already
-    connected to Ray, that connection is used. The files are read with
-    :func:`ray.data.read_binary_files` and scored by :func:`score_dataset`'s workers; a file
-    that cannot be opened as a regular file within the size limit (a FIFO, a device, a file
-    over ``max_decompressed_bytes``) is left to the local reader, which refuses it at once
-    with the local message, so rows, order and the sample are exactly the local ones. With
+    connected to Ray, that connection is used. The files become a Ray Dataset of one row per
+    file; each worker reads its file with the local reader
+    (:func:`openeval.production.read_records`: streamed, within the same limits, refusing what
+    it refuses) and scores it, so rows, order and the sample are exactly the local ones. The
+    workers must see the files at the same paths (one machine, or a shared file system). With
     ``sample``, a first pass finds the bottom-``sample`` cut of the trace ids, as the local
     engine does. A cluster that cannot be reached within :data:`CONNECT_TIMEOUT_S` is an
     OpenEvalError naming the address; so is a Ray job that fails.
     """
+    if address is not None and not _already_connected():
+        _check_address(address)
     _require_ray()
-    _check_once(files)
-    names = [file.as_posix() for file in files]
-    on_ray = [i for i, file in enumerate(files) if _ray_may_read(file, options)]
+    if trace_format is not None:
+        from openeval.adapters.registry import get_adapter
+
+        get_adapter(trace_format)  # an unknown format is one error here, not one per worker
+    reading = partial(_file_records, trace_format=trace_format, options=options)
     with _connected(address), _quiet_ray_data():
         threshold = None
         if sample is not None:
-            threshold = _sample_threshold(files, names, on_ray, sample,
-                                          trace_format=trace_format, options=options)
-        remote = _remote_rows(files, names, on_ray, plan, threshold,
-                              trace_format=trace_format, options=options)
-        local_rows = (
-            (i, score_record(item, plan, sample_threshold=threshold))
-            for i in sorted(set(range(len(files))) - set(on_ray))
-            for item in read_records(files[i], trace_format=trace_format, options=options)
-        )
-        yield from _merged(remote, local_rows)
+            threshold = _sample_threshold(_file_rows(files), sample, reading)
+        scored = _file_rows(files).flat_map(
+            partial(_score_row, plan=plan, threshold=threshold, reading=reading))
+        scored.context.execution_options.preserve_order = True
+        yield from result_rows(scored)
 
 
 # --- the worker's side: one input row in, its result rows out -----------------------------
 
+Reading = Callable[[Mapping[str, Any]], Iterator[TraceRecord | Unreadable]]
+"""How a worker turns one input row into records."""
 
-def _records(
-    row: Mapping[str, Any], *, trace_format: str | None, options: LoadOptions | None,
-    names: Mapping[str, str] | None,
+
+def _blob_records(
+    row: Mapping[str, Any], *, trace_format: str | None, options: LoadOptions | None
 ) -> Iterator[TraceRecord | Unreadable]:
-    """Yield the records of one input row (see :func:`score_dataset` for its columns)."""
+    """Yield the records of one :func:`score_dataset` input row (see there for its columns)."""
     data = row.get("bytes")
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -156,8 +162,6 @@ def _records(
         raise OpenEvalError(
             "a dataset row names no file; expected a 'path' column (read_binary_files(..., "
             "include_paths=True)) or a 'file' column")
-    if names is not None:
-        name = names.get(name, name)
     first = row.get("line")
     records = read_blob_records(name, data, trace_format=trace_format, options=options)
     if first is None:
@@ -165,39 +169,72 @@ def _records(
     if not isinstance(first, Integral) or isinstance(first, bool) or first < 1:
         raise OpenEvalError(f"{name}: a dataset row's 'line' is {first!r}; expected a line "
                             "number (1 or more)")
-    return (_from_line(item, int(first)) for item in records)
+    named = _names_its_task(data)
+    return (_moved(item, line=int(first), own_id=named) for item in records)
 
 
-def _from_line(item: TraceRecord | Unreadable, first: int) -> TraceRecord | Unreadable:
-    """Return ``item`` with its line counted from line ``first`` of its file."""
-    line = first + item.line - 1 if item.line else first
+def _names_its_task(data: bytes) -> bool | None:
+    """Return whether one trace's JSON gives a ``task_id`` (a line without one, and no
+    ``metadata.trace_id``, is named by its place, as in a JSON Lines file); None when
+    ``data`` is not one JSON document (lines, zstd: read as a file, they name themselves)."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    task_id = value.get("task_id") if isinstance(value, dict) else None
+    return isinstance(task_id, str) and bool(task_id)
+
+
+def _file_records(
+    row: Mapping[str, Any], *, trace_format: str | None, options: LoadOptions | None
+) -> Iterator[TraceRecord | Unreadable]:
+    """Yield the records of the file a :func:`score_rows` row names, as local reading does.
+
+    The worker reads the absolute ``path`` (its working folder is not the caller's); the
+    records carry ``file``, the name local reading shows.
+    """
+    path, name = Path(row["path"]), row["file"]
+    shown = path.as_posix()
+    for item in read_records(path, trace_format=trace_format, options=options):
+        yield item if shown == name else _moved(item, file=name)
+
+
+def _moved(
+    item: TraceRecord | Unreadable, *, file: str | None = None, line: int | None = None,
+    own_id: bool | None = None,
+) -> TraceRecord | Unreadable:
+    """Return ``item`` renamed to ``file`` and/or with its line counted from line ``line``
+    of its file (a problem with the whole input is reported at that line). ``own_id``: whether
+    the input, one trace's JSON, gave the trace a task id (None: the record knows)."""
+    new_file = item.file if file is None else file
+    new_line = item.line if line is None else (line + item.line - 1 if item.line else line)
     if isinstance(item, Unreadable):
-        return replace(item, line=line)
-    # A trace with no id of its own is named by its place, which moved with it.
-    own = item.trace_id != f"{item.file}:{item.line}"
-    return replace(item, line=line, trace_id=item.trace_id if own else f"{item.file}:{line}")
+        return replace(item, file=new_file, line=new_line)
+    # A trace with no id of its own is named by its place, which moved with it. (Read whole,
+    # one trace's JSON without an id was named after its file; in a file of lines, it is not.)
+    if own_id is None:
+        own = item.trace_id != f"{item.file}:{item.line}"
+    else:
+        given = item.trace.metadata.get("trace_id")
+        own = own_id or (isinstance(given, str) and bool(given))
+    return replace(item, file=new_file, line=new_line,
+                   trace_id=item.trace_id if own else f"{new_file}:{new_line}")
 
 
 def _score_row(
-    row: Mapping[str, Any], *, plan: ScorePlan, threshold: int | None,
-    trace_format: str | None, options: LoadOptions | None, names: Mapping[str, str] | None,
+    row: Mapping[str, Any], *, plan: ScorePlan, threshold: int | None, reading: Reading
 ) -> Iterator[dict[str, Any]]:
     """Yield the result rows (:data:`RESULT_COLUMNS`) of one input row."""
-    for item in _records(row, trace_format=trace_format, options=options, names=names):
+    for item in reading(row):
         result = score_record(item, plan, sample_threshold=threshold)
         yield {"file": result["file"], "line": result["line"], "status": result["status"],
                "trace_id": result.get("trace_id"), "row": row_line(result)[:-1].decode()}
 
 
-def _sample_keys(
-    row: Mapping[str, Any], *, trace_format: str | None, options: LoadOptions | None,
-    names: Mapping[str, str] | None,
-) -> dict[str, Any]:
+def _sample_keys(row: Mapping[str, Any], *, reading: Reading) -> dict[str, Any]:
     """Return the sampling keys of one input row's traces, packed (8 bytes each)."""
-    keys = b"".join(
-        sample_key(item.trace_id).to_bytes(_KEY_BYTES, "big")
-        for item in _records(row, trace_format=trace_format, options=options, names=names)
-        if isinstance(item, TraceRecord))
+    keys = b"".join(sample_key(item.trace_id).to_bytes(_KEY_BYTES, "big")
+                    for item in reading(row) if isinstance(item, TraceRecord))
     return {"keys": keys}
 
 
@@ -212,6 +249,14 @@ def _require_ray() -> None:
             f"the Ray engine needs Ray Data ({exc}): {_INSTALL}") from None
 
 
+def _already_connected() -> bool:
+    """Return whether this process is connected to Ray (False when Ray is not loaded)."""
+    import sys
+
+    ray = sys.modules.get("ray")
+    return ray is not None and bool(ray.is_initialized())
+
+
 def _plan_of(checks: ScorePlan | str | Path | Sequence[Mapping[str, Any]]) -> ScorePlan:
     if isinstance(checks, ScorePlan):
         return checks
@@ -221,109 +266,43 @@ def _plan_of(checks: ScorePlan | str | Path | Sequence[Mapping[str, Any]]) -> Sc
 
 
 def _scored(
-    ds: Dataset, plan: ScorePlan, *, trace_format: str | None, options: LoadOptions | None,
-    threshold: int | None = None, names: Mapping[str, str] | None = None,
+    ds: Dataset, plan: ScorePlan, *, trace_format: str | None, options: LoadOptions | None
 ) -> Dataset:
     if trace_format is not None:
         from openeval.adapters.registry import get_adapter
 
         get_adapter(trace_format)  # an unknown format is one error here, not one per worker
-    scored = ds.flat_map(partial(_score_row, plan=plan, threshold=threshold,
-                                 trace_format=trace_format, options=options, names=names))
+    reading = partial(_blob_records, trace_format=trace_format, options=options)
+    scored = ds.flat_map(partial(_score_row, plan=plan, threshold=None, reading=reading))
     scored.context.execution_options.preserve_order = True
     return scored
 
 
-def _check_once(files: Sequence[Path]) -> None:
-    seen: set[str] = set()
-    for file in files:
-        key = os.path.normcase(os.path.abspath(file))
-        if key in seen:
-            raise SuiteError(f"{file.as_posix()}: named twice; expected each file once (as "
-                             "openeval.production.expand_inputs gives them)")
-        seen.add(key)
+_MAX_FILE_BLOCKS = 1000
+"""Most blocks the file list is cut into: one file per block (and task) below that."""
 
 
-def _ray_may_read(file: Path, options: LoadOptions | None) -> bool:
-    """Return whether ``file`` is a regular file within the size limit, which Ray may read
-    whole; anything else the local reader refuses before reading a byte."""
-    from openeval.adapters.base import LoadOptions
-    from openeval.io.files import open_regular
-
-    limit = (options or LoadOptions()).max_decompressed_bytes
-    try:
-        handle, size = open_regular(file)
-    except OpenEvalError:
-        return False
-    handle.close()
-    return size <= limit
-
-
-def _read_files(files: Sequence[Path], on_ray: Sequence[int]) -> tuple[Dataset, dict[str, str]]:
-    """Return the Dataset of the files Ray reads, and each one's name as Ray gives it back
-    mapped to the name local reading shows."""
+def _file_rows(files: Sequence[Path]) -> Dataset:
+    """Return a Dataset of one row per file: its absolute path, and its name as shown."""
     import ray.data
 
-    paths = {os.path.abspath(files[i]): files[i].as_posix() for i in on_ray}
-    ds = ray.data.read_binary_files(list(paths), include_paths=True)
+    rows = [{"path": os.path.abspath(file), "file": file.as_posix()} for file in files]
+    ds = ray.data.from_items(rows, override_num_blocks=max(1, min(len(rows), _MAX_FILE_BLOCKS)))
     ds.context.print_on_execution_start = False
     ds.context.enable_progress_bars = False
-    return ds, paths
+    return ds
 
 
-def _sample_threshold(
-    files: Sequence[Path], names: Sequence[str], on_ray: Sequence[int], sample: int, *,
-    trace_format: str | None, options: LoadOptions | None,
-) -> int | None:
-    """Return the cut of the bottom-``sample`` sample of every trace of ``files``."""
+def _sample_threshold(ds: Dataset, sample: int, reading: Reading) -> int | None:
+    """Return the cut of the bottom-``sample`` sample of every trace the rows of ``ds`` hold."""
     bottom = BottomK(sample)
-    if on_ray:
-        ds, paths = _read_files(files, on_ray)
-        keyed = ds.map(partial(_sample_keys, trace_format=trace_format, options=options,
-                               names=paths))
-        with _ray_errors():
-            for batch in keyed.iter_batches(batch_format="pyarrow", batch_size=None):
-                for packed in _column(batch, "keys"):
-                    bottom.update(int.from_bytes(packed[i:i + _KEY_BYTES], "big")
-                                  for i in range(0, len(packed), _KEY_BYTES))
-    for i in sorted(set(range(len(files))) - set(on_ray)):
-        for item in read_records(files[i], trace_format=trace_format, options=options):
-            if isinstance(item, TraceRecord):
-                bottom.add(sample_key(item.trace_id))
-    return bottom.threshold()
-
-
-def _remote_rows(
-    files: Sequence[Path], names: Sequence[str], on_ray: Sequence[int], plan: ScorePlan,
-    threshold: int | None, *, trace_format: str | None, options: LoadOptions | None,
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(file index, row)`` for every row of the files Ray reads, in their order."""
-    if not on_ray:
-        return
-    ds, paths = _read_files(files, on_ray)
-    index = {names[i]: i for i in on_ray}
-    scored = _scored(ds, plan, trace_format=trace_format, options=options,
-                     threshold=threshold, names=paths)
+    keyed = ds.map(partial(_sample_keys, reading=reading))
     with _ray_errors():
-        for batch in scored.iter_batches(batch_format="pyarrow", batch_size=None):
-            for file, text in zip(_column(batch, "file"),
-                                  _column(batch, "row"), strict=True):
-                yield index[file], orjson.loads(text)
-
-
-def _merged(
-    remote: Iterator[tuple[int, dict[str, Any]]], local: Iterator[tuple[int, dict[str, Any]]]
-) -> Iterator[dict[str, Any]]:
-    """Yield the rows of both streams in file order (each stream is in file order already)."""
-    pending = next(local, None)
-    for index, row in remote:
-        while pending is not None and pending[0] < index:
-            yield pending[1]
-            pending = next(local, None)
-        yield row
-    while pending is not None:
-        yield pending[1]
-        pending = next(local, None)
+        for batch in keyed.iter_batches(batch_format="pyarrow", batch_size=None):
+            for packed in _column(batch, "keys"):
+                bottom.update(int.from_bytes(packed[i:i + _KEY_BYTES], "big")
+                              for i in range(0, len(packed), _KEY_BYTES))
+    return bottom.threshold()
 
 
 @contextmanager
@@ -347,16 +326,23 @@ def _connected(address: str | None) -> Iterator[None]:
         ray.shutdown()
 
 
-def _connect(address: str) -> None:
-    import ray
+def _check_address(address: str) -> None:
+    """Raise OpenEvalError unless a Ray head answers at ``address`` within the timeout.
 
+    Runs before Ray is imported: Ray itself retries a head that does not answer for minutes,
+    so the connection is tried here first, and the retry settings Ray reads when it loads are
+    bounded by the same timeout (settings the operator made win).
+    """
     target = _host_port(address)
     if target is not None:
         _check_reachable(address, *target)
-    # Ray retries a silent head for minutes; a port that answers but is no Ray head must fail
-    # within the timeout as well. The operator's own settings win.
     os.environ.setdefault("RAY_gcs_server_port_wait_time_s", str(int(CONNECT_TIMEOUT_S)))
     os.environ.setdefault("RAY_py_gcs_connect_timeout_s", str(int(CONNECT_TIMEOUT_S)))
+
+
+def _connect(address: str) -> None:
+    import ray
+
     try:
         ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
     except Exception as exc:  # Ray raises ConnectionError, RuntimeError (version), ValueError
@@ -377,19 +363,30 @@ def _host_port(address: str) -> tuple[str, int] | None:
     return host, int(port)
 
 
+_HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes(
+    (0, 0, 0, 4, 0, 0, 0, 0, 0))  # the client preface, then an empty SETTINGS frame
+_SETTINGS_FRAME = 4
+
+
 def _check_reachable(address: str, host: str, port: int) -> None:
-    """Raise OpenEvalError unless something accepts a connection at ``host:port`` in time."""
+    """Raise OpenEvalError unless something at ``host:port`` accepts a connection and answers
+    the HTTP/2 handshake every gRPC server (a Ray head, a Ray Client server) answers."""
+    hint = "(is `ray start --head` running there, and is this its port?)"
     try:
-        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S):
-            pass
+        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S) as conn:
+            if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+                return  # a TLS head answers only a TLS handshake; Ray checks that itself
+            conn.sendall(_HTTP2_HELLO)
+            header = conn.recv(9)
     except TimeoutError:
         reason = f"no answer within {CONNECT_TIMEOUT_S:g} s"
     except OSError as exc:
         reason = exc.strerror or str(exc)
     else:
-        return
-    raise OpenEvalError(f"cannot reach the Ray cluster at {address}: {reason} (is "
-                        "`ray start --head` running there, and is this its port?)")
+        if len(header) >= 4 and header[3] == _SETTINGS_FRAME:
+            return
+        reason = "something answers there, but not a Ray cluster (no gRPC handshake)"
+    raise OpenEvalError(f"cannot reach the Ray cluster at {address}: {reason} {hint}")
 
 
 @contextmanager
