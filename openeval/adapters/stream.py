@@ -325,10 +325,12 @@ class _LineFormat:
             self.adapter = detect_format(source)
             self.line = line_no
             return self.adapter
+        if not self.line:
+            return self.adapter  # forced: read as that format, as load_trace(format=) does
         reason = self.adapter.refusal(source)
         if reason is None:
             return self.adapter
-        where = f"line {self.line}" if self.line else "--format"
+        where = f"line {self.line}"
         try:
             other = detect_format(source).name
         except TraceFormatError:

@@ -237,7 +237,11 @@ def _results_writer(
     temporary = final.with_name(f".{final.name}.tmp")
     try:
         with _open_results(temporary, name.lower().endswith(".zst")) as stream:
-            yield stream.write
+
+            def write(data: bytes) -> None:
+                stream.write(data)
+
+            yield write
         os.replace(temporary, final)
     except OSError as exc:
         temporary.unlink(missing_ok=True)
@@ -261,7 +265,7 @@ def _open_results(path: Path, compressed: bool) -> Iterator[IO[bytes]]:
                 f'writing {path.name[1:-4]} needs zstandard: pip install '
                 '"openeval-core[fixtura]"') from None
         with zstandard.ZstdCompressor(level=3).stream_writer(raw, closefd=False) as stream:
-            yield stream  # type: ignore[misc]
+            yield stream
 
 
 def _prepare(output_dir: Path, name: str) -> Path:
@@ -301,14 +305,14 @@ def _print_summary(
             click.echo(
                 f"  {name:<{width}}  {percent(counts.pass_rate):>6}  pass {counts.passed}  "
                 f"fail {counts.failed}  error {counts.errored}  n.a. {counts.not_applicable}")
-        for line in summary.first_unreadable[:5]:
-            click.echo(f"  unreadable: {one_line(line)}")
+        for text in summary.first_unreadable[:5]:
+            click.echo(f"  unreadable: {one_line(text)}")
     for name, line, given in gates:
-        rate = summary.pass_rate(name)
-        ok = rate is not None and rate >= line
+        found = summary.pass_rate(name)
+        ok = found is not None and found >= line
         held = held and ok
         if not quiet or not ok:
-            click.echo(f"gate {given}: {percent(rate)} {'>=' if ok else '<'} {line:.0%} "
+            click.echo(f"gate {given}: {percent(found)} {'>=' if ok else '<'} {line:.0%} "
                        f"{'(held)' if ok else '(FAILED)'}")
     if gates:
         passed = held and summary.unreadable == 0 and summary.statuses["error"] == 0
