@@ -36,6 +36,7 @@ from openeval.production.plan import ScorePlan, load_checks, plan_of
 from openeval.production.records import TraceRecord, Unreadable, read_blob_records, read_records
 from openeval.production.rows import row_line, score_record
 from openeval.production.sample import BottomK, sample_key
+from openeval.version import __version__
 
 if TYPE_CHECKING:
     from ray.data import Dataset
@@ -129,13 +130,16 @@ def score_rows(
         from openeval.adapters.registry import get_adapter
 
         get_adapter(trace_format)  # an unknown format is one error here, not one per worker
+    if not files:
+        return
     reading = partial(_file_records, trace_format=trace_format, options=options)
     with _connected(address), _quiet_ray_data():
         threshold = None
         if sample is not None:
             threshold = _sample_threshold(_file_rows(files), sample, reading)
         scored = _file_rows(files).flat_map(
-            partial(_score_row, plan=plan, threshold=threshold, reading=reading))
+            partial(_score_row, plan=plan, threshold=threshold, reading=reading,
+                    version=__version__))
         scored.context.execution_options.preserve_order = True
         yield from result_rows(scored)
 
@@ -222,20 +226,33 @@ def _moved(
 
 
 def _score_row(
-    row: Mapping[str, Any], *, plan: ScorePlan, threshold: int | None, reading: Reading
+    row: Mapping[str, Any], *, plan: ScorePlan, threshold: int | None, reading: Reading,
+    version: str,
 ) -> Iterator[dict[str, Any]]:
     """Yield the result rows (:data:`RESULT_COLUMNS`) of one input row."""
+    _same_version(version)
     for item in reading(row):
         result = score_record(item, plan, sample_threshold=threshold)
         yield {"file": result["file"], "line": result["line"], "status": result["status"],
                "trace_id": result.get("trace_id"), "row": row_line(result)[:-1].decode()}
 
 
-def _sample_keys(row: Mapping[str, Any], *, reading: Reading) -> dict[str, Any]:
+def _sample_keys(
+    row: Mapping[str, Any], *, reading: Reading, version: str
+) -> dict[str, Any]:
     """Return the sampling keys of one input row's traces, packed (8 bytes each)."""
+    _same_version(version)
     keys = b"".join(sample_key(item.trace_id).to_bytes(_KEY_BYTES, "big")
                     for item in reading(row) if isinstance(item, TraceRecord))
     return {"keys": keys}
+
+
+def _same_version(driver: str) -> None:
+    """Raise OpenEvalError when this worker runs another OpenEval than the caller: its rows
+    could differ from the local ones."""
+    if driver != __version__:
+        raise OpenEvalError(f"the Ray workers run openeval-core {__version__}, this process "
+                            f"{driver}; install the same version on the cluster")
 
 
 # --- the driver's side ----------------------------------------------------------------------
@@ -273,7 +290,8 @@ def _scored(
 
         get_adapter(trace_format)  # an unknown format is one error here, not one per worker
     reading = partial(_blob_records, trace_format=trace_format, options=options)
-    scored = ds.flat_map(partial(_score_row, plan=plan, threshold=None, reading=reading))
+    scored = ds.flat_map(partial(_score_row, plan=plan, threshold=None, reading=reading,
+                                 version=__version__))
     scored.context.execution_options.preserve_order = True
     return scored
 
@@ -296,7 +314,7 @@ def _file_rows(files: Sequence[Path]) -> Dataset:
 def _sample_threshold(ds: Dataset, sample: int, reading: Reading) -> int | None:
     """Return the cut of the bottom-``sample`` sample of every trace the rows of ``ds`` hold."""
     bottom = BottomK(sample)
-    keyed = ds.map(partial(_sample_keys, reading=reading))
+    keyed = ds.map(partial(_sample_keys, reading=reading, version=__version__))
     with _ray_errors():
         for batch in keyed.iter_batches(batch_format="pyarrow", batch_size=None):
             for packed in _column(batch, "keys"):

@@ -307,6 +307,16 @@ def test_a_dataset_row_that_is_no_input_is_one_error(
         list(result_rows(scored))
 
 
+def test_workers_of_another_version_are_refused(
+    cluster: str, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import openeval.distributed.ray as engine
+
+    monkeypatch.setattr(engine, "__version__", "0.9.9")  # this process, as an older release
+    with pytest.raises(OpenEvalError, match=r"workers run openeval-core .*, this process 0\.9\.9"):
+        list(score_rows([corpus / "h-empty.jsonl"], load_checks(None)))
+
+
 def test_without_ray_the_error_names_the_extra(
     monkeypatch: pytest.MonkeyPatch, corpus: Path
 ) -> None:
