@@ -335,7 +335,11 @@ def _connected(address: str | None) -> Iterator[None]:
         yield
         return
     if address is None:
-        ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        try:
+            ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        except Exception as exc:  # no room for the object store, a stale RAY_ADDRESS ...
+            raise OpenEvalError(f"cannot start or find a Ray cluster: {_first_line(exc)}; "
+                                "name one with --address") from None
     else:
         _connect(address)
     try:

@@ -273,6 +273,9 @@ def test_score_dataset_scores_read_binary_files_as_the_local_engine(
     scored = score_dataset(ds, CHECKS)
     expected = list(local_rows(files, plan_of(CHECKS)))
     assert _lines(list(result_rows(scored))) == _lines(expected)
+    failing = scored.filter(lambda r: r["status"] == "failed")  # no row parsed to filter
+    assert _lines(list(result_rows(failing))) == _lines(
+        [row for row in expected if row["status"] == "failed"])
     first = scored.take(1)[0]
     assert tuple(first) == RESULT_COLUMNS
     assert orjson.loads(first["row"])["file"] == first["file"] == files[0].as_posix()
