@@ -118,6 +118,7 @@ OPTIONAL_DEPENDENCIES: tuple[OptionalDependency, ...] = (
         "openeval.adapters.fixtura.reader", ("zstandard",), "openeval-core[fixtura]", "lazy"
     ),
     OptionalDependency("openeval.io.zstd", ("zstandard",), "openeval-core[fixtura]", "lazy"),
+    OptionalDependency("openeval.cli.score", ("zstandard",), "openeval-core[fixtura]", "lazy"),
     OptionalDependency(
         "openeval.adapters.langchain", ("langchain_core",), "openeval-core[langchain]", "lazy"
     ),
