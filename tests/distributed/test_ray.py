@@ -28,6 +28,7 @@ ray = pytest.importorskip(
     "ray", reason="Ray has no wheel for this Python; CI's Python 3.11 runs these tests")
 ray_data = pytest.importorskip("ray.data", reason="Ray Data is not installed with Ray here")
 zstandard = pytest.importorskip("zstandard", reason="part of the test extra")
+from ray.data.expressions import col  # noqa: E402
 
 from openeval.adapters.base import LoadOptions  # noqa: E402
 from openeval.distributed.ray import (  # noqa: E402
@@ -273,7 +274,7 @@ def test_score_dataset_scores_read_binary_files_as_the_local_engine(
     scored = score_dataset(ds, CHECKS)
     expected = list(local_rows(files, plan_of(CHECKS)))
     assert _lines(list(result_rows(scored))) == _lines(expected)
-    failing = scored.filter(lambda r: r["status"] == "failed")  # no row parsed to filter
+    failing = scored.filter(expr=col("status") == "failed")  # no row parsed to filter
     assert _lines(list(result_rows(failing))) == _lines(
         [row for row in expected if row["status"] == "failed"])
     first = scored.take(1)[0]
