@@ -87,7 +87,8 @@ Keeping click and rich in the CLI keeps the core free of console code; keeping j
 ``openeval.schemas`` keeps ``openeval --help`` fast.
 """
 
-ALL_OPTIONAL = ("zstandard", "langchain_core", "openai", "anthropic", "opentelemetry", "fixtura")
+ALL_OPTIONAL = ("zstandard", "langchain_core", "openai", "anthropic", "opentelemetry", "fixtura",
+                "ray")
 
 
 class OptionalDependency(NamedTuple):
@@ -130,13 +131,14 @@ OPTIONAL_DEPENDENCIES: tuple[OptionalDependency, ...] = (
     OptionalDependency(
         "openeval.adapters.otel", ("opentelemetry",), "openeval-core[otel]", "lazy"
     ),
+    # The Ray engine imports Ray when it runs, and says which extra installs it.
+    OptionalDependency("openeval.distributed.ray", ("ray",), "openeval-core[ray]", "lazy"),
     # pytest loads its plugins itself; imported anywhere else without pytest, it says so.
     OptionalDependency("openeval.testing.pytest_plugin", ("pytest",), "pytest", "error"),
 )
 """Every module that imports a package outside the standard library and CORE_DEPENDENCIES must
 have a row here naming it (the import test enforces that), and so must every module that
-promises to work without an SDK it reads the output of. Add ``ray`` for ``openeval.distributed``
-when it lands."""
+promises to work without an SDK it reads the output of."""
 
 EDGES = ("openeval.cli", "openeval.ci")
 """The only packages that may print, write to the console or exit."""
@@ -533,7 +535,7 @@ def test_module_neither_prints_nor_exits(module: str) -> None:
 # -- the command line starts light ----------------------------------------------------------------
 
 HEAVY = ("rich", "jsonschema", "zstandard", "langchain_core", "openai", "anthropic",
-         "fixtura", "opentelemetry", "openeval.runner", "openeval.adapters.registry")
+         "fixtura", "opentelemetry", "ray", "openeval.runner", "openeval.adapters.registry")
 
 
 def test_help_loads_no_heavy_module() -> None:
