@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from openeval.results.summary import Tally
+
 FIRST_N = 20
 """How many failing trace ids per check, and unreadable lines, the summary names."""
 
@@ -59,18 +61,17 @@ class _CheckCounts:
         self.failing_traces.extend(other.failing_traces[: FIRST_N - len(self.failing_traces)])
         self.errored_traces.extend(other.errored_traces[: FIRST_N - len(self.errored_traces)])
 
+    def tally(self) -> Tally:
+        """Return the counts as the one tally type every report reads (its pass rate rule)."""
+        return Tally(self.passed, self.failed, self.errored, self.not_applicable)
+
     @property
     def pass_rate(self) -> float | None:
-        judged = self.passed + self.failed + self.errored
-        return self.passed / judged if judged else None
+        return self.tally().pass_rate
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "passed": self.passed,
-            "failed": self.failed,
-            "errored": self.errored,
-            "not_applicable": self.not_applicable,
-            "pass_rate": self.pass_rate,
+            **self.tally().to_dict(),
             "failing_traces": list(self.failing_traces),
             "errored_traces": list(self.errored_traces),
         }
