@@ -8,6 +8,9 @@ import shutil
 import time
 from pathlib import Path
 
+from click.testing import CliRunner, Result
+
+from openeval.cli import main
 from openeval.results.records import CaseResult, CheckResult, CheckSpec
 from openeval.scores import Score, Verdict
 
@@ -82,3 +85,12 @@ def scoring_pids(marks: Path, count: int) -> list[int]:
         assert time.monotonic() < deadline, f"only {found} started scoring"
         time.sleep(0.02)
     return found
+
+
+def invoke(args: list[str], code: int) -> Result:
+    """Run ``openeval ARGS``; re-raise a real bug, and check the exit code."""
+    result = CliRunner().invoke(main, args)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert result.exit_code == code, result.output
+    return result

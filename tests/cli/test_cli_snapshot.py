@@ -10,23 +10,13 @@ from typing import Any
 
 import orjson
 import pytest
-from click.testing import CliRunner, Result
+from builders import invoke
 
-from openeval.cli import main
 from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 from openeval.matching.trajectory import TRAJECTORY_MODES
 from openeval.testcase_file import load_test_case
 
 BOOKING = Path(__file__).parent.parent / "data" / "snapshot" / "booking.trace.json"
-
-
-def invoke(args: list[str], code: int) -> Result:
-    """Run ``openeval ARGS``; re-raise a real bug, and check the exit code."""
-    result = CliRunner().invoke(main, args)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    assert result.exit_code == code, result.output
-    return result
 
 
 def _snapshot(tmp_path: Path, *flags: str) -> Path:

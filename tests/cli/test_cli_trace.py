@@ -8,10 +8,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from click.testing import CliRunner, Result
+from builders import invoke
 
 from openeval.adapters import load_trace
-from openeval.cli import main
 from openeval.cli.exit_codes import EXIT_OK, EXIT_USAGE
 from openeval.jsonio import dump_json
 from openeval.metrics import all_metrics
@@ -20,15 +19,6 @@ from openeval.testcase_file import load_test_case
 DATA = Path(__file__).parent.parent / "data" / "adapters" / "otel"
 WEATHER = DATA / "weather_agent.otlp.json"
 REFUND = DATA / "refund_errors.otlp.jsonl"
-
-
-def invoke(args: list[str], code: int) -> Result:
-    """Run ``openeval ARGS``; re-raise a real bug, and check the exit code."""
-    result = CliRunner().invoke(main, args)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    assert result.exit_code == code, result.output
-    return result
 
 
 def test_convert_to_stdout_is_the_canonical_trace() -> None:
