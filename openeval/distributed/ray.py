@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from openeval.errors import MissingDependencyError, OpenEvalError, SuiteError
+from openeval.jsonio import loads_exact
 from openeval.production.plan import ScorePlan, load_checks, plan_of
 from openeval.production.records import TraceRecord, Unreadable, read_blob_records, read_records
 from openeval.production.rows import row_line, score_record
@@ -97,7 +98,7 @@ def result_rows(scored: Dataset) -> Iterator[dict[str, Any]]:
     with _ray_errors():
         for batch in scored.iter_batches(batch_format="pyarrow", batch_size=None):
             for text in _column(batch, "row"):
-                yield orjson.loads(text)
+                yield loads_exact(text)
 
 
 def score_rows(
@@ -182,7 +183,7 @@ def _names_its_task(data: bytes) -> bool | None:
     ``metadata.trace_id``, is named by its place, as in a JSON Lines file); None when
     ``data`` is not one JSON document (lines, zstd: read as a file, they name themselves)."""
     try:
-        value = orjson.loads(data)
+        value = loads_exact(data)
     except orjson.JSONDecodeError:
         return None
     task_id = value.get("task_id") if isinstance(value, dict) else None
