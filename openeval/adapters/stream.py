@@ -347,11 +347,15 @@ def _line_sources(
 ) -> Generator[tuple[int, TraceSource | Unreadable], None, None]:
     """Yield each non-blank line as a source of its own, or as why it cannot be read."""
     limits = source.limits
+    shown = Path(file)
     for line_no, line in split_lines_tolerant(source.chunks(), file, limits.max_line_bytes):
         if isinstance(line, TraceFormatError):
             yield line_no, Unreadable(file, line_no, _reason(line, file, line_no))
             continue
-        one = TraceSource(file, source.options, data=bytes(line))
+        one = TraceSource(shown, source.options, data=bytes(line))
+        if one.read_as_line():
+            yield line_no, one
+            continue
         try:
             one.document()
         except TraceFormatError as exc:

@@ -53,7 +53,8 @@ class TraceSource:
     def __init__(
         self, path: Path | str, limits: ReadLimits | None = None, *, data: bytes | None = None
     ) -> None:
-        self.path = Path(path)
+        # A reader of many lines hands every line's source the same Path: no parse per line.
+        self.path = path if isinstance(path, Path) else Path(path)
         self.limits = limits or ReadLimits()
         self._data = data
 
@@ -175,6 +176,32 @@ class TraceSource:
         """True when the content is zstd frames, or JSON Lines: a complete JSON value on the
         first line and more lines after it (which one JSON document can never be)."""
         return self.is_zstd or (self._opening.value is not None and self._opening.more)
+
+    def read_as_line(self) -> bool:
+        """Parse bytes a line reader split out of JSON Lines, the short way; True if done.
+
+        One line of strict JSON (and nothing after it) is its own document, so the head read,
+        the line split and the document rules come to one parse: the value, and what every
+        method answers, are what the lazy path finds, cached now. False, caching nothing, when
+        the line is not strict JSON within the limits (not JSON, ``NaN``, too deep, too big,
+        zstd): the lazy path then reads it and words its error as it always has.
+        """
+        data = self._data
+        limits = self.limits
+        if (data is None or data.startswith(ZSTD_MAGIC)
+                or len(data) > min(limits.document_bytes, limits.max_decompressed_bytes)):
+            return False
+        try:
+            value, strict = parse_line_strictness(data, 1, self.path)
+        except TraceFormatError:
+            return False
+        if not strict:
+            return False
+        cached = self.__dict__  # the cached_property slots the lazy path would fill
+        cached["_head_and_size"] = (data[:HEAD_BYTES], len(data))
+        cached["_opening"] = _Opening(value, True, None, False)
+        cached["_document"] = (value, None)
+        return True
 
     # --- the whole document ----------------------------------------------------------------
 
