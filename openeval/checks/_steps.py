@@ -227,7 +227,7 @@ def _plain(value: Any, depth: int) -> bool:
     if kind is str or kind is bool or value is None:
         return True
     if kind is int:
-        return -(2**63) <= value < 2**64
+        return bool(-(2**63) <= value < 2**64)
     if kind is dict:
         return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
     if kind is list:

@@ -42,6 +42,23 @@ class _Opening:
     """True when a non-blank line follows the first one."""
 
 
+NOT_A_LINE: Any = object()
+"""What :func:`line_value` returns for a line the short way does not read."""
+
+
+def line_value(data: bytes, limits: ReadLimits, path: Path) -> Any:
+    """Return one JSON Lines line parsed, as :meth:`TraceSource.read_as_line` reads it, or
+    :data:`NOT_A_LINE` when the short way does not apply (see there)."""
+    if (data.startswith(ZSTD_MAGIC)
+            or len(data) > min(limits.document_bytes, limits.max_decompressed_bytes)):
+        return NOT_A_LINE
+    try:
+        value, strict = parse_line_strictness(data, 1, path)
+    except TraceFormatError:
+        return NOT_A_LINE
+    return value if strict else NOT_A_LINE
+
+
 class TraceSource:
     """One trace's bytes, from a file or (with ``data``) from memory.
 
@@ -187,15 +204,10 @@ class TraceSource:
         zstd): the lazy path then reads it and words its error as it always has.
         """
         data = self._data
-        limits = self.limits
-        if (data is None or data.startswith(ZSTD_MAGIC)
-                or len(data) > min(limits.document_bytes, limits.max_decompressed_bytes)):
+        if data is None:
             return False
-        try:
-            value, strict = parse_line_strictness(data, 1, self.path)
-        except TraceFormatError:
-            return False
-        if not strict:
+        value = line_value(data, self.limits, self.path)
+        if value is NOT_A_LINE:
             return False
         cached = self.__dict__  # the cached_property slots the lazy path would fill
         cached["_head_and_size"] = (data[:HEAD_BYTES], len(data))
