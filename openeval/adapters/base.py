@@ -9,6 +9,7 @@ Lines, limits) is :mod:`openeval.io`'s job; this module adds what adapters need 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -56,9 +57,9 @@ class LoadOptions:
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     """Most characters of text one trace may hold."""
 
-    @property
+    @cached_property  # asked once per line of a file of many traces
     def limits(self) -> ReadLimits:
-        """Return the read limits these options set."""
+        """The read limits these options set."""
         return ReadLimits(
             max_decompressed_bytes=self.max_decompressed_bytes,
             max_line_bytes=self.max_line_bytes,

@@ -347,17 +347,39 @@ def _line_sources(
 ) -> Generator[tuple[int, TraceSource | Unreadable], None, None]:
     """Yield each non-blank line as a source of its own, or as why it cannot be read."""
     limits = source.limits
+    shown = Path(file)
     for line_no, line in split_lines_tolerant(source.chunks(), file, limits.max_line_bytes):
         if isinstance(line, TraceFormatError):
             yield line_no, Unreadable(file, line_no, _reason(line, file, line_no))
             continue
-        one = TraceSource(file, source.options, data=bytes(line))
+        one = TraceSource(shown, source.options, data=bytes(line))
+        if one.read_as_line():
+            yield line_no, one
+            continue
         try:
             one.document()
         except TraceFormatError as exc:
             yield line_no, Unreadable(file, line_no, _reason(exc, file, 1))
             continue
         yield line_no, one
+
+
+def _line_values(source: TraceSource, file: str) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, value)`` for each non-blank line: its JSON value as the line's
+    source reads it (:func:`_line_sources`), None when it reads none; a source is built only
+    for a line the short way does not read (the first pass of a grouped file)."""
+    from openeval.io.source import NOT_A_LINE, line_value
+
+    limits = source.limits
+    shown = Path(file)
+    for line_no, line in split_lines_tolerant(source.chunks(), file, limits.max_line_bytes):
+        if isinstance(line, TraceFormatError):
+            continue
+        data = bytes(line)
+        value = line_value(data, limits, shown)
+        if value is NOT_A_LINE:
+            value = TraceSource(shown, source.options, data=data).document_or_none()
+        yield line_no, value
 
 
 def _read_lines(source: TraceSource, file: str, forced: str | None) -> Iterator[Item]:
@@ -447,10 +469,9 @@ def _read_grouped(
     source: TraceSource, file: str, fmt: _LineFormat, grouping: _Grouping
 ) -> Iterator[Item]:
     last_line: dict[str, int] = {}
-    for line_no, one in _line_sources(source, file):
-        if not isinstance(one, Unreadable):
-            for key in grouping.keys(one.document_or_none()):
-                last_line[key] = line_no
+    for line_no, value in _line_values(source, file):
+        for key in grouping.keys(value):
+            last_line[key] = line_no
     open_groups: dict[str, list[tuple[int, Any]]] = {}
     for line_no, one in _line_sources(source, file):
         if isinstance(one, Unreadable):

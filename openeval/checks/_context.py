@@ -23,10 +23,10 @@ view               where it comes from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.scores import Score, Scores
@@ -74,6 +74,38 @@ def step_span(step: TraceStep) -> dict[str, Any]:
     }
 
 
+_T = TypeVar("_T")
+
+
+class TraceMemo:
+    """What checks derive from one trace the same way (its tool calls, with their keys), made
+    once and shared by every check of that trace.
+
+    The scorer gives all the contexts of one trace the same memo, so six checks reading the
+    tool calls build them once. A value is kept for one trace object: asked about another
+    (a context copied with ``dataclasses.replace(ctx, trace=...)``), the memo starts afresh,
+    so a check never reads what was derived from a different trace. Values are read-only by
+    convention: callers hand out copies of containers.
+    """
+
+    __slots__ = ("_trace", "_values")
+
+    def __init__(self) -> None:
+        self._trace: AgentTrace | None = None
+        self._values: dict[str, Any] = {}
+
+    def get(self, trace: AgentTrace, what: str, make: Callable[[], _T]) -> _T:
+        """Return the value ``what`` of ``trace``: made by ``make`` the first time asked."""
+        if self._trace is not trace:
+            self._trace = trace
+            self._values = {}
+        if what in self._values:
+            found: _T = self._values[what]
+            return found
+        made = self._values[what] = make()
+        return made
+
+
 @dataclass(frozen=True)
 class CheckContext:
     """Everything one check may read about one run of the agent.
@@ -90,6 +122,9 @@ class CheckContext:
     """The check entry's settings, as written in the test case."""
     scores: Mapping[str, Scores] = field(default_factory=dict)
     """Scores of the check entries run before this one, by entry name."""
+    memo: TraceMemo = field(default_factory=TraceMemo, compare=False, repr=False)
+    """Views of the trace derived once and shared by the contexts the scorer builds for one
+    trace (see :class:`TraceMemo`); a context of its own starts with an empty one."""
 
     @cached_property
     def input(self) -> Any:

@@ -45,6 +45,9 @@ class TraceView:
     """The steps, when the input was a trace, a context or a list of steps."""
     given_spans: list[Mapping[str, Any]] | None = None
     """The span dicts, when the input was a list of them."""
+    of_context: bool = False
+    """The steps are the context's trace's steps (so what is derived from them may be shared
+    through the context's memo)."""
 
     @property
     def spans(self) -> list[Mapping[str, Any]]:
@@ -90,7 +93,7 @@ def read_trace(value: Any, check: str) -> TraceView:
     """Return ``value`` read as a trace; raise TestCaseError naming ``check`` when it is not one."""
     if isinstance(value, (CheckContext, AgentTrace, str)):
         context = as_context(value)
-        return TraceView(context, list(context.steps))
+        return TraceView(context, list(context.steps), of_context=True)
     if isinstance(value, (list, tuple)):
         if all(isinstance(item, TraceStep) for item in value):
             steps = list(value)
@@ -117,13 +120,23 @@ def tool_calls(view: TraceView) -> list[Call]:
     dicts: every span of kind ``tool``, named by ``tool_name``, else ``name``, with ``input`` as
     its arguments (JSON text is parsed).
     """
-    if view.steps is not None:
-        return [_step_call(step) for step in view.steps if step.type == "tool_call"]
+    steps = view.steps
+    if steps is not None:
+        if view.of_context:
+            # Several checks read the calls of one trace: built once, keys computed once.
+            context = view.context
+            return list(context.memo.get(context.trace, "tool_calls",
+                                         lambda: _step_calls(steps)))
+        return _step_calls(steps)
     calls = []
     for index, span in enumerate(view.spans, 1):
         if span.get("kind") == "tool":
             calls.append(_span_call(index, span))
     return calls
+
+
+def _step_calls(steps: Sequence[TraceStep]) -> list[Call]:
+    return [_step_call(step) for step in steps if step.type == "tool_call"]
 
 
 def _step_call(step: TraceStep) -> Call:
@@ -194,17 +207,32 @@ def step_failure(step: TraceStep) -> str | None:
 
 def call_key(name: str, args: Any) -> str:
     """Return a call as one text, so equal calls (JSON equality: 1 == 1.0) have equal keys."""
-    flat = type(args) is dict and all(
-        type(v) is str or type(v) is bool or v is None
-        or (type(v) is int and -(2**63) <= v < 2**63) for v in args.values())
     try:
         canonical = orjson.dumps(
-            args if flat else _canonical(args, 0),
+            args if _plain(args, 0) else _canonical(args, 0),
             option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS,
         ).decode()
     except (TypeError, orjson.JSONEncodeError):
         canonical = "<unserialisable>"
     return f"{name}\x00{canonical}"
+
+
+def _plain(value: Any, depth: int) -> bool:
+    """True when :func:`_canonical` would give ``value`` back as it is (JSON-native types
+    only: no float, no int past 64 bits, no tuple, no subclass, no key but a str, not too
+    deep), so it is written as it is, without the copy."""
+    if depth > _CANONICAL_DEPTH:
+        return False
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(-(2**63) <= value < 2**64)
+    if kind is dict:
+        return all(type(k) is str and _plain(v, depth + 1) for k, v in value.items())
+    if kind is list:
+        return all(_plain(v, depth + 1) for v in value)
+    return False
 
 
 def _canonical(value: Any, depth: int) -> Any:

@@ -23,7 +23,7 @@ from openeval.jsonio import (
     is_out_of_memory,
     loads_exact,
     no_memory_message,
-    too_deep,
+    too_deep_in,
 )
 
 Line = bytes | bytearray
@@ -165,7 +165,7 @@ def parse_line_strictness(line: Line, line_no: int, name: Path | str) -> tuple[A
         # orjson reports a failed allocation as SystemError; both mean "too big for memory".
         raise _line_no_memory(line, line_no, name) from None
     else:
-        _check_depth(value, line_no, name)
+        _check_depth(line, value, line_no, name)
         return value, True
     if is_out_of_memory(failure):
         raise _line_no_memory(line, line_no, name)
@@ -186,7 +186,7 @@ def parse_line_strictness(line: Line, line_no: int, name: Path | str) -> tuple[A
         raise _line_no_memory(line, line_no, name) from None
     if value is _REFUSED:
         raise TraceFormatError(reason, source=name, location=f"line {line_no} column {column}")
-    _check_depth(value, line_no, name)
+    _check_depth(line, value, line_no, name)
     return value, False
 
 
@@ -213,8 +213,8 @@ def _parse_python_json(line: Line) -> Any:
     return value
 
 
-def _check_depth(value: Any, line_no: int, name: Path | str) -> None:
-    path = too_deep(value, MAX_JSON_DEPTH)
+def _check_depth(line: Line, value: Any, line_no: int, name: Path | str) -> None:
+    path = too_deep_in(line, value, MAX_JSON_DEPTH)
     if path is not None:
         location = f"line {line_no}: {path}" if path else f"line {line_no}"
         raise TraceFormatError(depth_message(MAX_JSON_DEPTH), source=name, location=location)

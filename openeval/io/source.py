@@ -42,6 +42,23 @@ class _Opening:
     """True when a non-blank line follows the first one."""
 
 
+NOT_A_LINE: Any = object()
+"""What :func:`line_value` returns for a line the short way does not read."""
+
+
+def line_value(data: bytes, limits: ReadLimits, path: Path) -> Any:
+    """Return one JSON Lines line parsed, as :meth:`TraceSource.read_as_line` reads it, or
+    :data:`NOT_A_LINE` when the short way does not apply (see there)."""
+    if (data.startswith(ZSTD_MAGIC)
+            or len(data) > min(limits.document_bytes, limits.max_decompressed_bytes)):
+        return NOT_A_LINE
+    try:
+        value, strict = parse_line_strictness(data, 1, path)
+    except TraceFormatError:
+        return NOT_A_LINE
+    return value if strict else NOT_A_LINE
+
+
 class TraceSource:
     """One trace's bytes, from a file or (with ``data``) from memory.
 
@@ -53,7 +70,8 @@ class TraceSource:
     def __init__(
         self, path: Path | str, limits: ReadLimits | None = None, *, data: bytes | None = None
     ) -> None:
-        self.path = Path(path)
+        # A reader of many lines hands every line's source the same Path: no parse per line.
+        self.path = path if isinstance(path, Path) else Path(path)
         self.limits = limits or ReadLimits()
         self._data = data
 
@@ -175,6 +193,27 @@ class TraceSource:
         """True when the content is zstd frames, or JSON Lines: a complete JSON value on the
         first line and more lines after it (which one JSON document can never be)."""
         return self.is_zstd or (self._opening.value is not None and self._opening.more)
+
+    def read_as_line(self) -> bool:
+        """Parse bytes a line reader split out of JSON Lines, the short way; True if done.
+
+        One line of strict JSON (and nothing after it) is its own document, so the head read,
+        the line split and the document rules come to one parse: the value, and what every
+        method answers, are what the lazy path finds, cached now. False, caching nothing, when
+        the line is not strict JSON within the limits (not JSON, ``NaN``, too deep, too big,
+        zstd): the lazy path then reads it and words its error as it always has.
+        """
+        data = self._data
+        if data is None:
+            return False
+        value = line_value(data, self.limits, self.path)
+        if value is NOT_A_LINE:
+            return False
+        cached = self.__dict__  # the cached_property slots the lazy path would fill
+        cached["_head_and_size"] = (data[:HEAD_BYTES], len(data))
+        cached["_opening"] = _Opening(value, True, None, False)
+        cached["_document"] = (value, None)
+        return True
 
     # --- the whole document ----------------------------------------------------------------
 

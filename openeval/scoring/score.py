@@ -28,6 +28,7 @@ from openeval.results.records import CheckResult, CheckSpec
 from openeval.scores import Score, Scores, verdict
 
 if TYPE_CHECKING:
+    from openeval.checks._context import TraceMemo
     from openeval.metrics.base import Metric
     from openeval.models import AgentTrace, EvalTestCase
     from openeval.scoring.plan import CasePlan
@@ -46,12 +47,15 @@ def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
         from openeval.scoring.denials import mark_denials
 
         trace = mark_denials(trace, plan.denied_when)
+    from openeval.checks._context import TraceMemo
+
     results: list[CheckResult] = []
     earlier: dict[str, Scores] = {}
+    memo = TraceMemo()  # what the checks derive from this trace, derived once
     # Only checks read the scores of the entries before them; metrics never do.
     keep = any(spec.family != "metric" for spec in plan.checks)
     for spec in plan.checks:
-        result = _run_isolated(spec, trace, plan, earlier)
+        result = _run_isolated(spec, trace, plan, earlier, memo)
         if keep:
             earlier[spec.name] = Scores(result.scores)
         results.append(result)
@@ -59,14 +63,15 @@ def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
 
 
 def _run_isolated(
-    spec: CheckSpec, trace: AgentTrace, plan: CasePlan, earlier: Mapping[str, Scores]
+    spec: CheckSpec, trace: AgentTrace, plan: CasePlan, earlier: Mapping[str, Scores],
+    memo: TraceMemo,
 ) -> CheckResult:
     try:
         if spec.family == "metric":
             return _run_metric(spec, trace, plan.test_case)
         if spec.family == "code":
             return _run_code(spec, trace, plan, earlier)
-        return _run_check(spec, trace, plan.test_case, earlier)
+        return _run_check(spec, trace, plan.test_case, earlier, memo)
     except OpenEvalError as exc:
         return CheckResult(spec, "error", (), _bounded(str(exc)))
     except Exception as exc:  # isolation: one broken check never takes the case down
@@ -97,15 +102,17 @@ def _run_metric(spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase) -> 
 
 
 def _run_check(
-    spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase, earlier: Mapping[str, Scores]
+    spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase, earlier: Mapping[str, Scores],
+    memo: TraceMemo,
 ) -> CheckResult:
-    from openeval.checks import CheckContext
+    # The module itself, not the lazy package attribute: this runs once per check per trace.
+    from openeval.checks._context import CheckContext
     from openeval.scoring.catalog import check_registry
 
     function = check_registry().get(spec.kind)
     settings = check_settings(function, spec.settings, what=f"check {spec.kind!r}")
     context = CheckContext(trace=trace, test_case=test_case, params=dict(spec.settings),
-                           scores=dict(earlier))
+                           scores=dict(earlier), memo=memo)
     returned = function(context, **settings)
     scores = as_scores(returned, spec.name)
     return CheckResult(spec, verdict(scores, spec.threshold), tuple(scores),
