@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,19 +27,6 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
-
-
-def run_cli(folder: Path, output: Path, extra: list[str]) -> tuple[float, str]:
-    """Return (seconds, last output line) of one ``openeval score`` child run."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "openeval", "score", str(folder), "--output", str(output),
-               "--quiet", *extra]
-    started = time.perf_counter()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"score failed ({done.returncode}): {done.stderr.strip()}")
-    return seconds, done.stdout.strip().splitlines()[-1]
 
 
 def warm_ray(folder: Path, cpus: int) -> tuple[float, float, int]:
@@ -82,11 +68,11 @@ def main() -> None:
 
         files = generate(args.count, args.data, per_file=args.per_file)
         print(f"generated {args.count} traces in {files} files under {args.data}")
-    from bench_score import bare_parse
+    from bench_score import bare_parse, run_score
 
     lines, parse_s = bare_parse(args.data)
-    local_s, local_said = run_cli(args.data, args.output / "local", [])
-    cold_s, cold_said = run_cli(args.data, args.output / "ray", ["--engine", "ray"])
+    local_s, _, _, local_said = run_score(args.data, args.output / "local", [])
+    cold_s, _, _, cold_said = run_score(args.data, args.output / "ray", ["--engine", "ray"])
     start_s, warm_s, rows = warm_ray(args.data, args.cpus)
     print(f"input: {lines} JSON lines under {args.data}; {rows} result rows; machine: "
           f"{os.cpu_count()} CPUs")
