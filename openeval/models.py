@@ -179,6 +179,11 @@ class AgentTrace:
     ``denied``) and ``divergence`` (a replay marks ``divergent`` steps). None: all of them (a
     trace built in Python or read from native JSON). A metric judging a signal the source cannot
     record is not applicable rather than passed for lack of evidence (CONTRACT 2.1)."""
+    tool_definitions: list[dict[str, Any]] = field(default_factory=list)
+    """The tools the agent was offered, as the trace records them: ``{"name": ...,
+    "description": ..., "parameters": JSON Schema}`` each; empty when the source records none."""
+    initial_state: dict[str, Any] | None = None
+    """The environment's state before the run, when the source records it; None otherwise."""
 
     def records(self, signal: Signal) -> bool:
         """Return True when the trace's source can record ``signal``."""
@@ -199,6 +204,10 @@ class AgentTrace:
             "metadata": self.metadata,
             "messages": [message.to_dict() for message in self.messages],
             "signals": self.signals,
+            # Written only when set, so traces and result files from before these keys existed
+            # keep their bytes.
+            **({"tool_definitions": self.tool_definitions} if self.tool_definitions else {}),
+            **({"initial_state": self.initial_state} if self.initial_state is not None else {}),
         }
 
     @classmethod
