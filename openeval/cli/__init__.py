@@ -15,6 +15,7 @@ import click
 from openeval.cli.config import config
 from openeval.cli.diff import diff
 from openeval.cli.exit_codes import EXIT_USAGE
+from openeval.cli.lint import lint
 from openeval.cli.report import report
 from openeval.cli.run import run
 from openeval.cli.score import score
@@ -75,3 +76,4 @@ main.add_command(convert)
 main.add_command(inspect)
 main.add_command(snapshot)
 main.add_command(score)
+main.add_command(lint)
