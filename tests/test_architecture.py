@@ -47,7 +47,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "openeval.snapshot",  # drafts a test case for the suite; needs only the models
     ),
     ("openeval.suite",  # discovery, and one case end to end (reads files, then scores)
-     "openeval.production"),  # many production traces: records, plan, rows, summary
+     "openeval.production",
+     "openeval.scaffold"),  # the files `openeval init` writes  # many production traces: records, plan, rows, summary
     ("openeval.engines",),
     ("openeval.runner",  # the front door: discover, score on an engine, one SuiteResult
      "openeval.legacy"),  # openeval-core 0.2.1's run_eval / run_suite(path, metrics)

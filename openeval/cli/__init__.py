@@ -15,6 +15,7 @@ import click
 from openeval.cli.config import config
 from openeval.cli.diff import diff
 from openeval.cli.exit_codes import EXIT_USAGE
+from openeval.cli.init import init
 from openeval.cli.lint import lint
 from openeval.cli.report import report
 from openeval.cli.run import run
@@ -77,3 +78,4 @@ main.add_command(inspect)
 main.add_command(snapshot)
 main.add_command(score)
 main.add_command(lint)
+main.add_command(init)

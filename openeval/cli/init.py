@@ -1,0 +1,40 @@
+"""``openeval init [DIR] [--format F]``: a new suite with one example case, and a workflow.
+
+Writes nothing when any of its files already exists (exit 2, naming the first one), so it is
+safe to run in an existing repository. The files come from :mod:`openeval.scaffold`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from openeval.cli._common import fail, one_line, write_bytes
+from openeval.cli.exit_codes import EXIT_USAGE
+from openeval.errors import OpenEvalError
+from openeval.scaffold import INIT_FORMATS, InitFormat
+
+
+@click.command()
+@click.argument("folder", required=False, default=".", type=click.Path(path_type=Path))
+@click.option("--format", "trace_format", type=click.Choice(INIT_FORMATS), default="native",
+              show_default=True, help="Format of the example case's trace.")
+def init(folder: Path, trace_format: InitFormat) -> None:
+    """Set up FOLDER (default: here) with evals/ (openeval.toml and one example case) and
+    .github/workflows/openeval.yml. Never overwrites a file."""
+    from openeval.scaffold import init_files
+
+    planned = {folder / relative: data for relative, data in init_files(trace_format).items()}
+    existing = [path for path in planned if path.exists() or path.is_symlink()]
+    if existing:
+        fail(OpenEvalError("already exists; openeval init never overwrites a file (move it "
+                           "away, or set up another folder)", source=existing[0]), EXIT_USAGE)
+    try:
+        for path, data in planned.items():
+            write_bytes(path, data)
+    except OpenEvalError as exc:
+        fail(exc, EXIT_USAGE)
+    for path in planned:
+        click.echo(one_line(f"wrote {path}"))
+    click.echo("next: openeval run --suite " + one_line(str(folder / "evals")))
