@@ -48,7 +48,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
     ("openeval.suite",  # discovery, and one case end to end (reads files, then scores)
      "openeval.production",
-     "openeval.scaffold"),  # the files `openeval init` writes  # many production traces: records, plan, rows, summary
+     "openeval.scaffold",  # the files `openeval init` writes
+     "openeval.record"),  # `openeval record`: an OTLP receiver writing trace files  # many production traces: records, plan, rows, summary
     ("openeval.engines",),
     ("openeval.runner",  # the front door: discover, score on an engine, one SuiteResult
      "openeval.legacy"),  # openeval-core 0.2.1's run_eval / run_suite(path, metrics)
@@ -132,6 +133,9 @@ OPTIONAL_DEPENDENCIES: tuple[OptionalDependency, ...] = (
     OptionalDependency(
         "openeval.adapters.otel", ("opentelemetry",), "openeval-core[otel]", "lazy"
     ),
+    # `openeval record` decodes protobuf bodies only when one arrives.
+    OptionalDependency("openeval.record.protobuf", ("google", "opentelemetry"),
+                       "openeval-core[record]", "lazy"),
     # The Ray engine imports Ray when it runs, and says which extra installs it.
     OptionalDependency("openeval.distributed.ray", ("ray",), "openeval-core[ray]", "lazy"),
     # pytest loads its plugins itself; imported anywhere else without pytest, it says so.

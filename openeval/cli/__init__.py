@@ -17,6 +17,7 @@ from openeval.cli.diff import diff
 from openeval.cli.exit_codes import EXIT_USAGE
 from openeval.cli.init import init
 from openeval.cli.lint import lint
+from openeval.cli.record import record
 from openeval.cli.report import report
 from openeval.cli.run import run
 from openeval.cli.score import score
@@ -79,3 +80,4 @@ main.add_command(snapshot)
 main.add_command(score)
 main.add_command(lint)
 main.add_command(init)
+main.add_command(record)
