@@ -12,12 +12,10 @@ from openeval.metrics._common import (
     with_unrecorded_note,
 )
 from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.values import short_json
 
 
-@register_metric
 class ToolSelectionAccuracy(Metric):
     """Share of the expected tool calls that the agent executed, counted as a multiset.
 
