@@ -84,9 +84,10 @@ def test_unknown_name_is_an_attribute_error() -> None:
 
 def test_v1_is_the_same_objects() -> None:
     from openeval.checks import v1
+    from openeval.checks.v1 import checks as library
     from openeval.checks.v1 import combine, metrics, text
 
-    assert metrics is checks
+    assert metrics is checks and library is checks
     assert text is checks.text and combine is checks.combine
     assert v1.keyword_check is checks.keyword_check
     assert v1.Scores is checks.Scores
