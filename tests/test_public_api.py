@@ -56,7 +56,6 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
                          "task_id_from_path", "trace_of_spans"), _ADAPTER_BODY),
     },
     "openeval.checks": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
-    "openeval.compat": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
     "openeval.code_checks": {"call": _SUBMODULE, "loader": _SUBMODULE, "types": _SUBMODULE},
     "openeval.engines": {"base": _SUBMODULE, "local": _SUBMODULE},
     "openeval.io": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},

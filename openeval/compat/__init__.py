@@ -7,39 +7,10 @@ returned. The old import paths (``openeval.runner``, ``openeval.metrics.BaseMetr
 ``openeval.legacy``, ``openeval.deprecation``) re-export these objects. The migration is in
 the README ("Moving from openeval-core 0.2.1").
 
-- :mod:`.legacy`: ``run_eval``, ``run_suite_021`` and the wrapper that gives today's
-  ``run_suite`` its 0.2.1 form;
-- :mod:`.metric`: ``BaseMetric``;
-- :mod:`.deprecation`: the warning and 0.2.1's display names of metrics.
+- :mod:`openeval.compat.legacy`: ``run_eval``, ``run_suite_021`` and the wrapper that gives
+  today's ``run_suite`` its 0.2.1 form;
+- :mod:`openeval.compat.metric`: ``BaseMetric``;
+- :mod:`openeval.compat.deprecation`: the warning and 0.2.1's display names of metrics.
+
+The package itself exports nothing: each shim is reached by its old path or its module here.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from openeval.lazy import lazy_exports
-
-_LAZY: dict[str, str] = {
-    "BaseMetric": "openeval.compat.metric",
-    "ScoresATrace": "openeval.compat.legacy",
-    "deprecated": "openeval.compat.deprecation",
-    "display_name": "openeval.compat.deprecation",
-    "run_eval": "openeval.compat.legacy",
-    "run_suite_021": "openeval.compat.legacy",
-}
-
-if TYPE_CHECKING:
-    from openeval.compat.deprecation import deprecated, display_name
-    from openeval.compat.legacy import ScoresATrace, run_eval, run_suite_021
-    from openeval.compat.metric import BaseMetric
-
-__all__ = [
-    "BaseMetric",
-    "ScoresATrace",
-    "deprecated",
-    "display_name",
-    "run_eval",
-    "run_suite_021",
-]
-
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

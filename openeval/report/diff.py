@@ -16,7 +16,8 @@ from typing import Any, Literal
 from openeval.jsonio import dump_json
 from openeval.report.github import command
 from openeval.report.markdown import cell
-from openeval.report.registry import BUILTIN_DIFF, render_diff
+from openeval.report.registry import BUILTIN_DIFF
+from openeval.report.registry import render_diff as render_diff
 from openeval.results.diff import KINDS, CaseChange, ChangeKind, RateChange, ResultDiff
 from openeval.results.summary import percent
 
@@ -192,7 +193,3 @@ JSON = _DiffFormat("json", "canonical JSON for tools, with the two result folder
 GITHUB = _DiffFormat("github", "GitHub annotations on the test cases that got worse",
                      lambda diff, base, head, failing: diff_github(diff, failing=failing))
 
-__all__ = [
-    "DIFF_FORMATS", "GITHUB", "JSON", "MARKDOWN", "DiffFormat", "diff_document", "diff_github",
-    "diff_json", "diff_markdown", "headline", "points", "render_diff", "worse_text",
-]
