@@ -268,8 +268,8 @@ def run_duration_ms(steps: Sequence[TraceStep]) -> tuple[float, str] | None:
     timestamp when at least two steps carry distinct non-zero timestamps; else the sum of the
     steps' ``latency_ms``; else unknown. Unknown too when a latency is negative or not finite.
     """
-    # TODO(lead): one copy of this rule with openeval.metrics.budget.run_duration, in a module
-    # both layers may import (checks must not import the metrics package).
+    # A second copy of openeval.metrics.budget.run_duration's rule, kept in step with it: the
+    # checks must not import the metrics package (one shared copy is issue 19's item 8).
     stamps = [t for t in (number(s.timestamp) for s in steps) if t is not None and t > 0]
     if stamps and max(stamps) > min(stamps):
         span = (max(stamps) - min(stamps)) * 1000.0
