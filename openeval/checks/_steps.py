@@ -195,8 +195,8 @@ def span_failed(span: Mapping[str, Any]) -> bool:
 def step_failure(step: TraceStep) -> str | None:
     """Return why a step failed (its error, or that it was denied), or None when it did not.
 
-    A denied call and a call whose tool reported an error both count (CONTRACT 2.1): neither
-    achieved its effect.
+    A denied call and a call whose tool reported an error both count
+    (docs/semantics.md#no-vacuous-passes): neither achieved its effect.
     """
     if step.denied:
         return f"denied: {step.error}" if step.error else "denied"
@@ -299,7 +299,8 @@ def finite_total(values: Iterable[float | None]) -> float | None:
 
 
 def spans_duration_ms(spans: Sequence[Mapping[str, Any]]) -> tuple[float, str] | None:
-    """Return ``(milliseconds, how)`` for span dicts (the seed's rule), or None when unknown.
+    """Return ``(milliseconds, how)`` for span dicts (docs/semantics.md#span-dicts), or None when
+    unknown.
 
     The longest ``agent`` span when there is one, else the sum of every span's
     ``duration_ms`` (spans can overlap, so the sum is an upper bound).

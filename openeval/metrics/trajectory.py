@@ -13,7 +13,7 @@ _NEED_EXPECTED = ("in_order", "superset")
 
 class TrajectoryMatching(Metric):
     """Whether the executed tool calls match ``expected_tool_calls`` as the test case's
-    ``trajectory`` object asks (CONTRACT 6.1).
+    ``trajectory`` object asks (docs/semantics.md#trajectory-matching).
 
     ``mode`` is ``strict`` (same calls, same order; calls of one turn in any order),
     ``in_order`` (the default: expected calls in order, others may come between),

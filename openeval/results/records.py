@@ -335,7 +335,7 @@ class SuiteResult:
 
     @property
     def gate_passed(self) -> bool:
-        """True when the run passes the gate (CONTRACT section 4)."""
+        """True when the run passes the gate (docs/semantics.md#pass-rate)."""
         return self.summary.gate_passed
 
     @property

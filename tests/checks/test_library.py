@@ -1,9 +1,9 @@
 """The library's surface: every check of the reference with its settings, defaults and scores.
 
-``tests/data/checks/reference.json`` holds the check library reference's facts (seed 000): each
-check's first argument, keyword settings with their defaults, score names with data types, and
-the scores it calls lower-is-better. A check is held to them once its area module exists (the
-areas are written in two parts), and the three areas of this part must exist.
+``tests/data/checks/reference.json`` holds the check library reference's facts
+(docs/semantics.md#check-library): each check's first argument, keyword settings with their
+defaults, score names with data types, and the scores it calls lower-is-better. A check is held
+to them once its area module exists, and the format, quality and similarity areas must exist.
 """
 
 from __future__ import annotations
