@@ -5,7 +5,7 @@ whose reply, user turn, tool turn and metadata context are each 10 MB of text fu
 checks look for (emails, phones, cards, URLs, markers, injection phrases), and a trace of
 100,000 steps (tool calls, some failed or denied, with tokens and timestamps). Prints the best
 of three runs, in seconds, per check and input; the figure to watch for the 10 MB reply is
-"well under 1 s" (CONTRACT 7).
+"well under 1 s" (docs/semantics.md#check-library).
 """
 
 from __future__ import annotations

@@ -178,7 +178,8 @@ class AgentTrace:
     """Which signals the trace's source can record: ``denials`` (a refused call is marked
     ``denied``) and ``divergence`` (a replay marks ``divergent`` steps). None: all of them (a
     trace built in Python or read from native JSON). A metric judging a signal the source cannot
-    record is not applicable rather than passed for lack of evidence (CONTRACT 2.1)."""
+    record is not applicable rather than passed for lack of evidence
+    (docs/semantics.md#no-vacuous-passes)."""
     tool_definitions: list[dict[str, Any]] = field(default_factory=list)
     """The tools the agent was offered, as the trace records them: ``{"name": ...,
     "description": ..., "parameters": JSON Schema}`` each; empty when the source records none."""

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
+from openeval.compat.legacy import run_eval, with_021_form
 from openeval.errors import SuiteError
-from openeval.legacy import ScoresATrace, run_eval, run_suite_021
 from openeval.registry import unknown_name
 from openeval.results.records import CaseResult, SuiteResult
 from openeval.suite.discover import CaseSpec, discover, is_trace_name
@@ -78,10 +78,9 @@ def check_gate_names(suite: SuiteResult, where: Mapping[str, str]) -> None:
         )
 
 
-@overload
+@with_021_form
 def run_suite(
     suite_dir: str | Path,
-    legacy_metrics: None = None,
     /,
     *,
     metrics: Sequence[str] | None = None,
@@ -96,29 +95,7 @@ def run_suite(
     fail_under_cases: float | None = None,
     trials_rule: str | None = None,
     keep_steps: bool = False,
-) -> SuiteResult: ...
-@overload
-def run_suite(
-    suite_dir: str | Path, legacy_metrics: Sequence[ScoresATrace], /
-) -> dict[str, Any]: ...
-def run_suite(
-    suite_dir: str | Path,
-    legacy_metrics: Sequence[ScoresATrace] | None = None,
-    /,
-    *,
-    metrics: Sequence[str] | None = None,
-    format: str | None = None,
-    options: LoadOptions | None = None,
-    fail_under: float | None = None,
-    progress: Progress | None = None,
-    workers: int | None = None,
-    engine: Engine | None = None,
-    allow_outside: bool = False,
-    gates: Sequence[Gate] = (),
-    fail_under_cases: float | None = None,
-    trials_rule: str | None = None,
-    keep_steps: bool = False,
-) -> SuiteResult | dict[str, Any]:
+) -> SuiteResult:
     """Return the results of every case under ``suite_dir``, in sorted path order.
 
     ``metrics`` narrows the registered metrics by name (None for all); ``format`` forces a
@@ -135,11 +112,10 @@ def run_suite(
     no case, a metric name or the trials rule is unknown, or a gate names no metric or check of
     the run.
 
-    ``run_suite(path, [metric objects])``, the openeval-core 0.2.1 form, still works: it warns
-    (DeprecationWarning) and returns 0.2.1's ``{task_id: {"task_id", "metrics"}}`` dict.
+    ``run_suite(path, [metric objects])``, the openeval-core 0.2.1 form, still works (see
+    :func:`openeval.compat.legacy.with_021_form`): it warns (DeprecationWarning) and returns
+    0.2.1's ``{task_id: {"task_id", "metrics"}}`` dict.
     """
-    if legacy_metrics is not None:
-        return run_suite_021(suite_dir, legacy_metrics)
     from openeval.engines.local import default_engine
     from openeval.suite.config import load_suite_config
 

@@ -1,11 +1,11 @@
 """Named scores: what every metric and check returns, and the one rule that judges them.
 
-A :class:`Score` is one named value of one of three data types (the check library's seed names
+A :class:`Score` is one named value of one of three data types (the check library's reference names
 them ``NUMERIC``, ``BOOLEAN`` and ``CATEGORICAL``), with the direction that is good for it.
 :class:`Scores` is a list of them, primary first, that also finds a score by name.
 
-:func:`verdict` is the verdict rule of CONTRACT section 7, written once for every metric, check
-and user check (proposals/0002-scoring-core.md):
+:func:`verdict` is the verdict rule of docs/semantics.md#verdict-rules, written once for every
+metric, check and user check (proposals/0002-scoring-core.md):
 
 - when any BOOLEAN score is present, pass when every BOOLEAN score is good (``True`` when higher
   is better, ``False`` when lower is better, as for ``refused``), fail otherwise;

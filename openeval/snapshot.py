@@ -5,14 +5,15 @@ state, and a step budget equal to its number of tool calls. It leaves the wordin
 answer unchecked (``expected_output_contains`` stays empty), because model text changes from
 run to run while tool calls and state should not; add the phrases that matter by hand.
 
-Asked for a trajectory mode, the draft also holds a ``trajectory`` block (CONTRACT 6.1) with
-that mode and the ``ignore_args`` globs; ignored argument paths are left out of the expected
-calls too (inside an object argument they stay as ``{"$exists": true}``), so
-``argument_correctness`` does not check their values either.
+Asked for a trajectory mode, the draft also holds a ``trajectory`` block
+(docs/semantics.md#trajectory-matching) with that mode and the ``ignore_args`` globs; ignored
+argument paths are left out of the expected calls too (inside an object argument they stay as
+``{"$exists": true}``), so ``argument_correctness`` does not check their values either.
 
 Values that differ on every run of the same task are generalised, unless ``exact``: a string
 that is, as a whole, one of the :data:`VOLATILE_KINDS` becomes ``{"$type": "string"}``
-(CONTRACT 6.2), in the expected calls' arguments and the expected final state, at any depth.
+(docs/semantics.md#argument-matchers), in the expected calls' arguments and the expected final
+state, at any depth.
 The rule recognises only shapes no ordinary word or number has; a bare date (``2026-03-01``)
 is kept, since it is usually what the task asked for ("fly on 1 March"), not when the run
 happened. proposals/0030-trajectory-matching.md gives the reasons.

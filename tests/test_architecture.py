@@ -31,10 +31,12 @@ PACKAGE = ROOT / "openeval"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("openeval.errors", "openeval.version", "openeval.lazy", "openeval.printable",
-     "openeval.deprecation",
+     "openeval.compat.deprecation",  # the 0.2.1 warning, raised from every layer
+     "openeval.deprecation",  # its old path, a re-export
      "openeval.io.files"),  # the one rule for which files may be read; jsonio applies it too
     ("openeval.registry",),
-    ("openeval.models", "openeval.scores", "openeval.values", "openeval.jsonio"),
+    ("openeval.models", "openeval.scores", "openeval.values", "openeval.jsonio",
+     "openeval.compat.metric"),  # 0.2.1's BaseMetric, re-exported by openeval.metrics
     ("openeval.schemas",),
     ("openeval.io",),
     ("openeval.matching",),
@@ -51,8 +53,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "openeval.scaffold",  # the files `openeval init` writes
      "openeval.record"),  # `openeval record`: an OTLP receiver writing trace files  # many production traces: records, plan, rows, summary
     ("openeval.engines",),
-    ("openeval.runner",  # the front door: discover, score on an engine, one SuiteResult
-     "openeval.legacy"),  # openeval-core 0.2.1's run_eval / run_suite(path, metrics)
+    ("openeval.runner",  # discover, score on an engine, one SuiteResult
+     "openeval.compat",  # openeval-core 0.2.1's run_eval / run_suite(path, metrics)
+     "openeval.legacy"),  # its old path, a re-export
     ("openeval.report",),
     ("openeval.ci", "openeval.cli", "openeval.testing", "openeval.distributed"),
     ("openeval.__main__", "openeval"),  # the root only re-exports, lazily

@@ -1,8 +1,8 @@
 """Third-party extensions register through entry points, as an installed package would.
 
 A throwaway distribution (a ``dist-info`` folder with ``entry_points.txt``) is put on the path
-of a fresh ``openeval`` process; its metric, trace format and report format must then work from
-the command line with no change to OpenEval.
+of a fresh ``openeval`` process; its metric, trace format, report format, comparison format and
+trials rule must then work from the command line with no change to OpenEval.
 """
 
 from __future__ import annotations
@@ -62,6 +62,26 @@ class CountReporter:
 
 
 REPORTER = CountReporter()
+
+
+class WorseCount:
+    name = "worsecount"
+    description = "how many cases got worse"
+
+    def render(self, diff, *, base, head, failing):
+        return f"{len(diff.regressions)} worse\\n"
+
+
+DIFF_REPORTER = WorseCount()
+
+
+def _at_least_one(n, passed, k):
+    return passed >= 1
+
+
+from openeval.results.trials import RuleDefinition  # noqa: E402
+
+ANY_PASS = RuleDefinition("any_pass", False, "'any_pass'", _at_least_one)
 '''
 
 ENTRY_POINTS = """[openeval.metrics]
@@ -72,6 +92,12 @@ toycsv = toyplugin:ADAPTER
 
 [openeval.reporters]
 count = toyplugin:REPORTER
+
+[openeval.diff_reporters]
+worsecount = toyplugin:DIFF_REPORTER
+
+[openeval.trials_rules]
+any_pass = toyplugin:ANY_PASS
 """
 
 
@@ -112,6 +138,14 @@ def test_plugin_metric_format_and_reporter_work_from_the_cli(
     report = _openeval(plugin_path, "report", "--input", str(out), "--format", "count")
     assert report.returncode == 0, report.stderr
     assert report.stdout == "1 case(s)\n"
+    # A comparison format and a trials rule from the plugin, through the same command line.
+    compared = _openeval(plugin_path, "run", "--suite", str(case),
+                         "--output", str(tmp_path / "again"), "--trials-rule", "any_pass",
+                         "--baseline", str(out),
+                         "--baseline-report", f"worsecount={tmp_path / 'worse.txt'}")
+    assert compared.returncode == 1, compared.stderr  # the plugin metric still fails
+    assert (tmp_path / "worse.txt").read_text() == "0 worse\n"
+    assert read_results(tmp_path / "again").metadata["trials_rule"] == "any_pass"
 
 
 def test_without_the_plugin_its_names_are_unknown(tmp_path: Path) -> None:

@@ -66,15 +66,10 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
         "lazy_exports": "the helper that builds __getattr__ and __dir__",
         "BUILTIN_METRICS": "the built-in table, public in openeval.metrics.registry",
     },
-    "openeval.report": {
-        "OpenEvalError": "caught by get_reporter; public as openeval.OpenEvalError",
-        "Registry": "the shared registry type REPORTERS is; public in openeval.registry",
-        "SuiteError": "raised by get_reporter; public as openeval.SuiteError",
-        "SuiteResult": "the type render() takes; public in openeval.results",
-    },
+    "openeval.report": {"registry": "submodule: the reporter registries the package re-exports"},
     "openeval.results": {"records": _SUBMODULE, "summary": _SUBMODULE, "trials": _SUBMODULE,
                          "excerpt": _SUBMODULE},
-    "openeval.scoring": {"plan": _SUBMODULE},
+    "openeval.scoring": {"plan": _SUBMODULE, "scorer": _SUBMODULE},
 }
 """Per package: public names bound in it but not exported, each with why (the documentation).
 
@@ -244,6 +239,63 @@ def test_nothing_else_public_is_reachable(package: str, surfaces: dict[str, Any]
 def test_not_exported_table_is_not_stale(package: str, surfaces: dict[str, Any]) -> None:
     gone = set(NOT_EXPORTED[package]) - set(surfaces[package]["namespace"])
     assert not gone, f"NOT_EXPORTED[{package!r}] lists names no longer bound: {sorted(gone)}"
+
+
+FRONT_DOOR = {
+    # read, score, run, compare, report
+    "load_trace", "iter_traces", "compile_plan", "score", "assert_trace", "run_suite",
+    "read_results", "diff_results", "render",
+    # what they take and return
+    "AgentTrace", "TraceStep", "EvalTestCase", "MetricResult", "Score", "Scores",
+    "SuiteResult", "CaseResult", "CheckResult",
+    # what they raise
+    "OpenEvalError", "MissingDependencyError", "ResultFileError", "SuiteError",
+    "TestCaseError", "TraceFormatError",
+    "__version__",
+}
+"""The package root: the names that do things, and the values and errors they pass around;
+everything else stays in its package (proposals/0111-front-door-and-compat.md)."""
+
+
+def test_the_root_exports_the_front_door() -> None:
+    assert set(openeval.__all__) == FRONT_DOOR
+
+
+@pytest.mark.parametrize("name", sorted(FRONT_DOOR - {"__version__"}))
+def test_each_root_name_is_the_object_of_its_home_package(name: str) -> None:
+    from importlib import import_module
+
+    from openeval import _LAZY
+
+    assert getattr(openeval, name) is getattr(import_module(_LAZY[name]), name)
+
+
+def test_the_front_door_reads_scores_runs_and_renders(tmp_path: Path) -> None:
+    suite_dir = ROOT / "tests" / "data" / "suites" / "legacy_021"
+    trace = openeval.load_trace(suite_dir / "traces" / "refund.json")
+    case = openeval.EvalTestCase.from_dict(
+        json.loads((suite_dir / "testcases" / "refund.json").read_text(encoding="utf-8")))
+    results = openeval.score(trace, openeval.compile_plan(case))
+    assert results and all(isinstance(r, openeval.CheckResult) for r in results)
+    suite = openeval.run_suite(suite_dir)
+    assert isinstance(suite, openeval.SuiteResult)
+    (refund,) = (c for c in suite.cases if c.task_id == trace.task_id)
+    assert refund.checks == results  # the runner and the scorer agree
+    from openeval.results.files import write_results
+
+    write_results(suite, tmp_path)
+    again = openeval.read_results(tmp_path)
+    assert openeval.render(again, "markdown") == openeval.render(suite, "markdown")
+    assert openeval.diff_results(suite, again).regressions == ()
+
+
+def test_no_module_is_shadowed_by_a_name_of_its_package() -> None:
+    from openeval.scoring.score import MAX_DATA_BYTES, score  # the old path still works
+
+    import openeval.scoring.scorer as scorer
+
+    assert (scorer.score, scorer.MAX_DATA_BYTES) == (score, MAX_DATA_BYTES)
+    assert openeval.scoring.score is score
 
 
 def test_models_are_importable_from_the_package_root() -> None:

@@ -43,7 +43,7 @@ def _trace() -> AgentTrace:
 
 def test_expected_calls_skip_denied_and_failed_calls() -> None:
     # The refund call failed (its arguments were not an object): it achieved nothing, so a
-    # known-good run is not expected to make it (CONTRACT 2.1).
+    # known-good run is not expected to make it (docs/semantics.md#no-vacuous-passes).
     assert expected_calls(_trace()) == [{"tool": "lookup", "args": {"id": 7}}]
 
 

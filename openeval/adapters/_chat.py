@@ -194,7 +194,8 @@ class StepList:
             final_output=self.turns.final_output,
             metadata=metadata or {},
             messages=self.turns.messages,
-            signals=[],  # chat messages record no denial and no replay (CONTRACT 2.1)
+            signals=[],  # chat messages record no denial and no replay
+            # (docs/semantics.md#no-vacuous-passes)
         )
         skipped = (metadata or {}).get("skipped_item_types")
         also = f" (skipped item types: {', '.join(skipped)})" if skipped else ""

@@ -92,7 +92,7 @@ class CallPairing:
     an id no waiting call carries, pairs with the oldest waiting call that has no id of its own
     (any waiting call, for a result without an id). When the result names its tool, only
     calls of that tool qualify. A result that finds no call is the caller's to keep as a
-    ``tool_result`` step of its own (CONTRACT §1).
+    ``tool_result`` step of its own (docs/semantics.md#data-model).
     """
 
     waiting: list[_Open] = field(default_factory=list)
@@ -171,8 +171,9 @@ def require_activity(trace: AgentTrace, errors: Errors, what: str) -> AgentTrace
     """Return ``trace`` when it holds something: a step, or any text (input, output, message).
 
     A reader handed a non-empty input never returns a trace with no steps and no text as if
-    the agent did nothing (CONTRACT 2.1): that is a shape it does not understand, and it says
-    so. ``what`` says what was expected and not found (``no model turn, tool call or message``).
+    the agent did nothing (docs/semantics.md#no-vacuous-passes): that is a shape it does not
+    understand, and it says so. ``what`` says what was expected and not found
+    (``no model turn, tool call or message``).
     """
     if trace.steps or trace.input or trace.final_output:
         return trace

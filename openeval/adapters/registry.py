@@ -1,12 +1,13 @@
 """The adapter registry: which trace formats exist, and how a file finds its reader.
 
-A built-in adapter is one module in this package exposing ``ADAPTER`` and one line in
-``_BUILTIN`` below; third-party adapters register through the ``openeval.adapters`` entry-point
-group (the entry point names an object with the :class:`TraceAdapter` shape, or a module
-holding ``ADAPTER``), or at run time with :func:`register_adapter`. The registry is the shared
-:class:`openeval.registry.Registry`, set to list added formats first, so a plugin's format is
-tried before the built-ins. Modules are imported only when a trace is read, so ``openeval
---help`` never pays for them.
+The recipe every kind of entry follows (proposals/0110-one-registry-recipe.md): a built-in
+adapter is one module in this package exposing ``ADAPTER`` and one line in ``_BUILTIN`` below;
+third-party adapters register through the ``openeval.adapters`` entry-point group (the entry
+point names an object with the :class:`TraceAdapter` shape, or a module holding ``ADAPTER``),
+or at run time with :func:`register`; :func:`get` and :func:`names` read all three. The
+registry is the shared :class:`openeval.registry.Registry`, set to list added formats first,
+so a plugin's format is tried before the built-ins. Modules are imported only when a trace is
+read, so ``openeval --help`` never pays for them.
 """
 
 from __future__ import annotations
@@ -33,32 +34,41 @@ _BUILTIN: dict[str, str] = {
     "anthropic": "openeval.adapters.anthropic",
 }
 
-ADAPTERS: Registry[Any] = Registry(
-    "trace format", "openeval.adapters",
-    {name: f"{module}:ADAPTER" for name, module in _BUILTIN.items()},
-    added_first=True, module_attr="ADAPTER",
+BUILTIN: dict[str, str] = {name: f"{module}:ADAPTER" for name, module in _BUILTIN.items()}
+"""Built-in formats as ``name -> module:ADAPTER``, in detection order (the table above)."""
+
+REGISTRY: Registry[Any] = Registry(
+    "trace format", "openeval.adapters", BUILTIN, added_first=True, module_attr="ADAPTER"
 )
 
+ADAPTERS = REGISTRY
+"""The name :data:`REGISTRY` had before every registry followed one recipe."""
 
-def register_adapter(adapter: TraceAdapter) -> TraceAdapter:
+
+def register(adapter: TraceAdapter) -> TraceAdapter:
     """Add ``adapter`` to the registry (tried before the built-ins, replacing one of the same
     name); return it unchanged."""
-    ADAPTERS.register(adapter.name, adapter, replace=True)
+    REGISTRY.register(adapter.name, adapter, replace=True)
     return adapter
 
 
-def format_names() -> list[str]:
-    """Return every known format name, in detection order."""
-    return ADAPTERS.names()
-
-
-def get_adapter(name: str) -> TraceAdapter:
+def get(name: str) -> TraceAdapter:
     """Return the adapter called ``name``; raise TraceFormatError listing the valid names."""
     try:
-        adapter: TraceAdapter = ADAPTERS.get(name)
+        adapter: TraceAdapter = REGISTRY.get(name)
     except OpenEvalError as exc:
         raise TraceFormatError(exc.message) from None
     return adapter
+
+
+def names() -> list[str]:
+    """Return every known format name, in detection order."""
+    return REGISTRY.names()
+
+
+register_adapter = register
+get_adapter = get
+format_names = names
 
 
 def detect_format(source: TraceSource) -> TraceAdapter:

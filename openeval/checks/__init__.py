@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 
 from openeval.lazy import lazy_exports
 
-# Each area's checks, in the order of the check library's reference (seed 000).
+# Each area's checks, in the order of the check library's reference
+# (docs/semantics.md#check-library).
 AREAS: dict[str, tuple[str, ...]] = {
     "format": ("json_validity", "regex_match", "keyword_check", "contains", "length_budget",
                "markdown_structure", "html_validity", "csv_validity", "toml_validity",

@@ -1,9 +1,9 @@
 """What a check reads: one trace, its test case, the entry's settings and earlier scores.
 
-The check library's seed was written for a tracing product, where a check sees one span (its
+The check library's reference was written for a tracing product, where a check sees one span (its
 input, output and attributes), the agent's other spans, and the dataset item it ran. Here a check
 sees an :class:`~openeval.models.AgentTrace` and, in a suite, its
-:class:`~openeval.models.EvalTestCase`. :class:`CheckContext` holds both and offers the seed's
+:class:`~openeval.models.EvalTestCase`. :class:`CheckContext` holds both and offers the reference's
 views over them, so every check reads the same names (proposals/0040-check-library.md):
 
 =================  ========================================================================
@@ -14,7 +14,7 @@ view               where it comes from
 ``output``         ``trace.final_output``
 ``metadata``       ``trace.metadata``
 ``steps``          ``trace.steps``
-``spans``          one dict per step, in the seed's span shape (see :func:`step_span`)
+``spans``          one dict per step (docs/semantics.md#span-dicts; see :func:`step_span`)
 ``expected_output`` ``test_case.expected_output``; None without a test case
 ``params``         the check entry's settings
 ``scores``         entry name -> :class:`~openeval.scores.Scores` of the entries run before
@@ -40,7 +40,7 @@ _STEP_KINDS: dict[str, str] = {
 
 
 def step_span(step: TraceStep) -> dict[str, Any]:
-    """Return one step as a span dict of the seed's shape.
+    """Return one step as a span dict (see docs/semantics.md#span-dicts).
 
     Keys: ``name`` (the tool's name for a tool step, else the step type), ``kind`` (``llm`` for
     a thought, ``tool`` for a tool call or unpaired result, ``span`` for output), ``tool_name``,
@@ -147,7 +147,7 @@ class CheckContext:
 
     @property
     def metadata(self) -> dict[str, Any]:
-        """The trace's metadata dict (the seed's span attributes)."""
+        """The trace's metadata dict (the reference's span attributes)."""
         return self.trace.metadata
 
     @property

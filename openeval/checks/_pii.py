@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 KINDS = ("email", "phone", "credit_card", "us_ssn", "ip_address", "secret")
-"""The kinds ``pii_leak`` can look for, in the seed's order."""
+"""The kinds ``pii_leak`` can look for, in the check library reference's order."""
 
 _CLAIMED = "\x00"
 """What a claimed stretch of text is overwritten with: matched by no pattern below."""

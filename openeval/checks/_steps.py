@@ -195,8 +195,8 @@ def span_failed(span: Mapping[str, Any]) -> bool:
 def step_failure(step: TraceStep) -> str | None:
     """Return why a step failed (its error, or that it was denied), or None when it did not.
 
-    A denied call and a call whose tool reported an error both count (CONTRACT 2.1): neither
-    achieved its effect.
+    A denied call and a call whose tool reported an error both count
+    (docs/semantics.md#no-vacuous-passes): neither achieved its effect.
     """
     if step.denied:
         return f"denied: {step.error}" if step.error else "denied"
@@ -268,8 +268,8 @@ def run_duration_ms(steps: Sequence[TraceStep]) -> tuple[float, str] | None:
     timestamp when at least two steps carry distinct non-zero timestamps; else the sum of the
     steps' ``latency_ms``; else unknown. Unknown too when a latency is negative or not finite.
     """
-    # TODO(lead): one copy of this rule with openeval.metrics.budget.run_duration, in a module
-    # both layers may import (checks must not import the metrics package).
+    # A second copy of openeval.metrics.budget.run_duration's rule, kept in step with it: the
+    # checks must not import the metrics package (one shared copy is issue 19's item 8).
     stamps = [t for t in (number(s.timestamp) for s in steps) if t is not None and t > 0]
     if stamps and max(stamps) > min(stamps):
         span = (max(stamps) - min(stamps)) * 1000.0
@@ -299,7 +299,8 @@ def finite_total(values: Iterable[float | None]) -> float | None:
 
 
 def spans_duration_ms(spans: Sequence[Mapping[str, Any]]) -> tuple[float, str] | None:
-    """Return ``(milliseconds, how)`` for span dicts (the seed's rule), or None when unknown.
+    """Return ``(milliseconds, how)`` for span dicts (docs/semantics.md#span-dicts), or None when
+    unknown.
 
     The longest ``agent`` span when there is one, else the sum of every span's
     ``duration_ms`` (spans can overlap, so the sum is an upper bound).

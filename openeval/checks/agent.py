@@ -30,7 +30,7 @@ from openeval.models import AgentTrace, TraceStep
 from openeval.scores import Scores
 
 TRAJECTORY_MODES = ("strict", "in_order", "unordered", "subset", "superset")
-"""How ``tool_trajectory`` compares: the seed's four modes and CONTRACT 6.1's ``in_order``."""
+"""How ``tool_trajectory`` compares: the reference's four modes and ``in_order``."""
 
 _NAMED_LIMIT = 5
 
@@ -126,7 +126,7 @@ def _required_args(value: Any, check: str) -> dict[str, tuple[str, ...]]:
 def tools_used(ctx: TraceInput) -> list[str]:
     """Return the names of the tools the agent called, in order, denied calls included.
 
-    Our traces hold every call as a step, so there is no second place to look (the seed's
+    Our traces hold every call as a step, so there is no second place to look (the reference's
     live span, whose output carried the calls, is a trace here). A call with no name gives "".
 
     Args:
@@ -146,9 +146,9 @@ def tool_trajectory(
     """Check the agent's tool calls against the tool names you expect.
 
     Calls compare by tool name, with the engine of the ``trajectory_match`` metric
-    (CONTRACT 6.1): denied calls are left out, repeated names count, and calls made in one
-    model turn have no order among themselves. ``tool_correctness`` is the share of expected
-    calls that were made (as a multiset; denied and failed calls do not count, as in
+    (docs/semantics.md#trajectory-matching): denied calls are left out, repeated names count, and
+    calls made in one model turn have no order among themselves. ``tool_correctness`` is the share
+    of expected calls that were made (as a multiset; denied and failed calls do not count, as in
     ``tool_selection_accuracy``), 1 when nothing is expected.
 
     Args:

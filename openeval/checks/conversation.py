@@ -2,7 +2,7 @@
 
 Both read the conversation before the reply (``trace.messages`` without the final assistant
 turn) and the reply (``final_output``). Given a plain text, there is no conversation: only the
-reply's own signals count. Choices where the seed is silent are in
+reply's own signals count. Choices where the reference is silent are in
 proposals/0041-check-library-agent-and-safety.md.
 """
 

@@ -2,7 +2,7 @@
 
 Each takes a :class:`~openeval.checks.CheckContext`, an :class:`~openeval.models.AgentTrace`,
 a list of :class:`~openeval.models.TraceStep` or a list of span dicts. Steps are read as our
-model has them (denials, turns, timestamps); span dicts as the seed's span shape (name, kind,
+model has them (denials, turns, timestamps); span dicts as the reference's span shape (name, kind,
 tool_name, input, output, duration_ms, error, status). How each check maps spans to steps is
 in proposals/0041-check-library-agent-and-safety.md.
 """
@@ -79,9 +79,9 @@ def span_count(
 def error_spans(ctx: TraceInput, *, max_errors: int = 0, name: str = "no_errors") -> Scores:
     """Count the agent's steps that failed, and pass while there are at most ``max_errors``.
 
-    A step failed when its tool reported an error or the call was denied (CONTRACT 2.1: neither
-    achieved its effect). A span dict failed when its ``error`` is set or its ``status`` is
-    ``error``. The comment names the first failures.
+    A step failed when its tool reported an error or the call was denied
+    (docs/semantics.md#no-vacuous-passes: neither achieved its effect). A span dict failed when its
+    ``error`` is set or its ``status`` is ``error``. The comment names the first failures.
 
     Args:
         ctx: A context, a trace, a list of steps or a list of span dicts.
@@ -190,9 +190,9 @@ def total_duration(
 
     On steps, the rule of the ``step_budget`` metric: the span from the earliest to the latest
     step timestamp when two steps carry distinct ones, else the sum of the steps'
-    ``latency_ms``. On span dicts, the seed's rule: the longest ``agent`` span when there is
-    one, else the sum of every span's ``duration_ms`` (spans can overlap, so the sum is an
-    upper bound). With neither, the trace's ``duration_ms`` metadata attribute.
+    ``latency_ms``. On span dicts, the rule of docs/semantics.md#span-dicts: the longest ``agent``
+    span when there is one, else the sum of every span's ``duration_ms`` (spans can overlap, so the
+    sum is an upper bound). With neither, the trace's ``duration_ms`` metadata attribute.
 
     A duration that cannot be known is reported as 0 with a comment saying so, and
     ``within_duration`` is left out: the limit is not checked rather than passed.

@@ -1,4 +1,4 @@
-"""Exit codes of every ``openeval`` command, defined once (CONTRACT §4)."""
+"""Exit codes of every ``openeval`` command, defined once (docs/semantics.md#exit-codes)."""
 
 from __future__ import annotations
 

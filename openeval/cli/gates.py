@@ -50,15 +50,16 @@ def parse_diff_reports(values: tuple[str, ...]) -> list[tuple[DiffFormat, Path |
     Raises SuiteError naming an unknown format and listing the valid ones.
     """
     from openeval.registry import unknown_name
-    from openeval.report.diff import DIFF_FORMATS
+    from openeval.report.registry import diff_names
 
+    known = diff_names()
     reports: list[tuple[DiffFormat, Path | None]] = []
     for value in values:
         name, sep, path = value.partition("=")
-        found = next((f for f in DIFF_FORMATS if f == name), None)
+        found = next((f for f in known if f == name), None)
         if found is None:
             raise SuiteError(f"--baseline-report {value}: "
-                             + unknown_name("comparison format", name, DIFF_FORMATS))
+                             + unknown_name("comparison format", name, known))
         if sep and not path:
             raise SuiteError(f"--baseline-report {value}: give a file after '=' (or leave out "
                              "'=')")

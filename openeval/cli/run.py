@@ -1,4 +1,5 @@
-"""``openeval run``: score one case or a whole suite, and gate on the result (CONTRACT §4).
+"""``openeval run``: score one case or a whole suite, and gate on the result
+(docs/semantics.md#exit-codes).
 
 Besides the pass-rate floor, the gate holds per-metric gates and a case-pass-rate floor, and
 with ``--baseline`` the run is compared with an earlier one (proposals/0060).

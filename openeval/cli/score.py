@@ -2,8 +2,8 @@
 
 Reads files, folders and globs of traces (many per file), scores each with the checks file's
 checks (or the default ones), writes ``results.jsonl`` (one row per input trace or unreadable
-line, in input order) and then ``summary.json``, and gates like ``run`` (CONTRACT §4, §10;
-proposals/0080-production-scoring.md):
+line, in input order) and then ``summary.json``, and gates like ``run``
+(docs/semantics.md#exit-codes and #production-scoring; proposals/0080-production-scoring.md):
 
 - exit 0 when something was scored, every line was read, no check errored, and either no
   trace failed or, with ``--fail-under-check NAME=X``, every named check's pass rate reaches

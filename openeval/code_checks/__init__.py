@@ -1,4 +1,5 @@
-"""Checks users write in Python, counted exactly like built-in checks (CONTRACT section 8).
+"""Checks users write in Python, counted exactly like built-in checks
+(docs/semantics.md#user-checks).
 
 A test case names one in its ``checks`` list with ``{"code": "checks/refund_rules.py"}``
 (a file beside the test case holding a class ``Check`` or a function ``evaluate``),

@@ -3,7 +3,7 @@
 :func:`run_code_check` loads the check (:mod:`.loader`), builds the inputs it declares from
 the trace and test case (:func:`build_inputs`), calls it under its time limit (every way it
 can fail becomes a :class:`~openeval.code_checks.types.CodeCheckError` naming ``file:line``),
-and reads what it returned (:func:`as_scores`, CONTRACT section 8):
+and reads what it returned (:func:`as_scores`, docs/semantics.md#user-checks):
 
 - ``True``/``False`` -> one BOOLEAN score: the verdict;
 - an int or float -> one NUMERIC score, judged against the entry's ``threshold`` (not

@@ -43,7 +43,7 @@ MAX_DIFFERENCES = 3
 """Differing argument paths kept per row."""
 MAX_TEXT = 60
 """Longest text kept in a row (a path, a value, a note). With the two limits above, an
-alignment stays under the 64 KiB a result's data may hold (``scoring.score.MAX_DATA_BYTES``)."""
+alignment stays under the 64 KiB a result's data may hold (``scoring.scorer.MAX_DATA_BYTES``)."""
 _BEFORE = 5  # rows kept before the first divergence when the alignment is cut
 
 

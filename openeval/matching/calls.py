@@ -1,6 +1,7 @@
 """Comparing one executed call's arguments with one expected call, under an args mode.
 
-The trajectory settings (CONTRACT 6.1) act in this order, the same on both sides:
+The trajectory settings (docs/semantics.md#trajectory-matching) act in this order, the same on
+both sides:
 
 1. ``ignore_args``: argument paths matching a glob are removed. Paths are dotted through
    nested objects (``request.id``); ``*`` also crosses dots (``request.*``, ``*_id``); arrays

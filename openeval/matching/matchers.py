@@ -1,7 +1,7 @@
 """Argument matchers: expected JSON values that say *how* to match, not only *what*.
 
 Wherever a test case gives an expected value (a tool call's argument, a final-state key), an
-object whose keys all start with ``$`` is a matcher (CONTRACT 6.2)::
+object whose keys all start with ``$`` is a matcher (docs/semantics.md#argument-matchers)::
 
     {"$any": [v, ...]}          a value matching one of the items (each may be a matcher)
     {"$regex": "pat"}           a string in which re.search(pat) finds a match

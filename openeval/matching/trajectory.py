@@ -1,4 +1,5 @@
-"""Trajectory matching: do the executed tool calls fit the expected ones? (CONTRACT 6.1)
+"""Trajectory matching: do the executed tool calls fit the expected ones?
+(docs/semantics.md#trajectory-matching)
 
 Five modes over the executed tool calls (denied and failed calls left out unless
 ``include_denied``) and the expected calls, repeats counted as multisets:

@@ -1,7 +1,7 @@
 """Checking a test case's matchers and trajectory settings when its file is read.
 
 A malformed matcher or trajectory setting must stop the case at read time, with the file and
-the JSON path, not surface as a wrong score later (CONTRACT 6.2).
+the JSON path, not surface as a wrong score later (docs/semantics.md#argument-matchers).
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ from openeval.metrics._common import (
     with_unrecorded_note,
 )
 from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import MISSING, canonical_key, json_equal, short_json
 
@@ -32,7 +31,6 @@ _DIRECT_LIMIT = 4096
 by the Hungarian method; beyond it, identical calls are grouped first."""
 
 
-@register_metric
 class ArgumentCorrectness(Metric):
     """Share of the expected argument values that the agent's executed calls carried.
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from openeval.compat.metric import BaseMetric as BaseMetric
 from openeval.models import AgentTrace, EvalTestCase, MetricResult
 from openeval.scores import Score, Scores, verdict
 
@@ -106,29 +107,3 @@ class Metric(ABC):
         return MetricResult(
             metric_name=self.name, score=found.score, passed=passed, details=found.details
         )
-
-
-class BaseMetric(ABC):
-    """openeval-core 0.2.1's metric base: subclasses define ``name`` and ``score``.
-
-    Deprecated: subclass :class:`Metric` (``measure`` returns a :class:`Measurement`; the pass
-    line and the verdict rule are applied for you). Subclassing this warns once per class; the
-    subclass keeps working with ``run_eval`` and ``run_suite(path, metrics)``.
-    """
-
-    name: ClassVar[str]
-    description: ClassVar[str] = ""
-
-    def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
-        from openeval.deprecation import deprecated
-
-        deprecated("openeval.metrics.BaseMetric", "openeval.metrics.Metric")
-
-    @abstractmethod
-    def score(self, trace: AgentTrace, test_case: EvalTestCase) -> MetricResult:
-        """Return the metric's result on ``trace``."""
-
-    def explain(self, result: MetricResult) -> str:
-        """Return ``result`` as one sentence."""
-        return f"{self.name}: {result.details} Score: {result.score:.2f}."

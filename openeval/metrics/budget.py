@@ -7,7 +7,6 @@ import math
 from openeval.errors import OpenEvalError
 from openeval.metrics._common import plural
 from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 
 
@@ -62,7 +61,6 @@ def _seconds(value: float) -> str:
     return f"{value:.3f}".rstrip("0").rstrip(".") + "s"
 
 
-@register_metric
 class StepBudget(Metric):
     """Whether the run kept within the test case's ``max_steps`` and ``timeout_seconds``.
 

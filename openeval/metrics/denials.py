@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from openeval.metrics._common import join_bounded
 from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import json_equal
 
 
-@register_metric
 class DenialRecoveryRate(Metric):
     """Share of denied tool calls the agent recovered from.
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from openeval.metrics._common import plural
 from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
 
 
-@register_metric
 class DivergenceScore(Metric):
     """How far into the trace the first divergent step comes, as a share of all steps.
 

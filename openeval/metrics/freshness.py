@@ -7,7 +7,6 @@ from typing import Any
 
 from openeval.metrics._common import join_bounded
 from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.values import short_json
 
@@ -63,7 +62,6 @@ def _explained(found: Measurement, verdict: str, metadata: Mapping[str, Any]) ->
     return Measurement(found.score, details, passed=found.passed)
 
 
-@register_metric
 class FixtureFreshness(Metric):
     """The drift verdict of the fixture the trace was recorded against.
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 from openeval.matching.matchers import compile_fields
 from openeval.metrics._common import NO_STATE_NOTE, join_bounded
 from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.values import MISSING
 
 
-@register_metric
 class GoalCompletionRate(Metric):
     """Share of the expected final-state keys whose actual value equals the expected one.
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from openeval.metrics._common import join_bounded
 from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.values import short_json
 
 
-@register_metric
 class OutputContains(Metric):
     """Share of the expected substrings found in the trace's ``final_output``.
 

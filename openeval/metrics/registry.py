@@ -1,10 +1,12 @@
-"""The metric registry: every metric by name, built-ins first in the CONTRACT's table order.
+"""The metric registry: every metric by name, built-ins first, in the order reports list them.
 
-Built-ins are listed in :data:`BUILTIN_METRICS` and imported on first use; each module also
-marks its class with :func:`register_metric`, which checks the docstring (a metric's docstring
-is its contract). Third-party metrics register through the ``openeval.metrics`` entry-point
-group (the entry point names the class) and run after the built-ins. The registry itself is
-the shared :class:`openeval.registry.Registry`.
+The recipe every kind of entry follows (proposals/0110-one-registry-recipe.md): a built-in is
+one line in :data:`BUILTIN` naming ``module:Class``, imported on first use; a metric added at
+run time goes through :func:`register`; third-party metrics register through the
+``openeval.metrics`` entry-point group (the entry point names the class) and run after the
+built-ins. :func:`get` and :func:`names` read all three. The registry itself is the shared
+:class:`openeval.registry.Registry`. A metric's docstring is its contract: :func:`register`
+refuses a class without one, and a test holds every built-in to it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from openeval.registry import Registry
 
 _M = TypeVar("_M", bound=type[Metric])
 
-BUILTIN_METRICS: dict[str, str] = {
+BUILTIN: dict[str, str] = {
     "tool_selection_accuracy": "openeval.metrics.tool_selection:ToolSelectionAccuracy",
     "argument_correctness": "openeval.metrics.arguments:ArgumentCorrectness",
     "step_efficiency": "openeval.metrics.efficiency:StepEfficiency",
@@ -31,32 +33,43 @@ BUILTIN_METRICS: dict[str, str] = {
 }
 """Built-in metrics in the order every report lists them; one line adds a metric."""
 
-METRICS: Registry[type[Metric]] = Registry("metric", "openeval.metrics", BUILTIN_METRICS)
+BUILTIN_METRICS = BUILTIN
+"""The name :data:`BUILTIN` had before every registry followed one recipe."""
+
+REGISTRY: Registry[type[Metric]] = Registry("metric", "openeval.metrics", BUILTIN)
+
+METRICS = REGISTRY
+"""The name :data:`REGISTRY` had before every registry followed one recipe."""
 
 
-def register_metric(cls: _M) -> _M:
-    """Register the metric class ``cls`` under its ``name``; return it unchanged.
+def register(cls: _M) -> _M:
+    """Register the metric class ``cls`` under its ``name``; return it unchanged (a decorator).
 
     Raises ValueError when the class has no docstring (its docstring is its contract) or when
     another class already holds the name.
     """
     if not (cls.__doc__ or "").strip():
         raise ValueError(f"metric {cls.__name__} needs a docstring saying when it passes")
-    METRICS.register(cls.name, cls)
+    REGISTRY.register(cls.name, cls)
     return cls
 
 
-def metric_names() -> list[str]:
-    """Return the names of every registered metric, built-ins first, in registry order."""
-    return METRICS.names()
-
-
-def metric_class(name: str) -> type[Metric]:
+def get(name: str) -> type[Metric]:
     """Return the metric class called ``name``; raise OpenEvalError listing the valid names."""
-    cls = METRICS.get(name)
+    cls = REGISTRY.get(name)
     if not (isinstance(cls, type) and issubclass(cls, Metric)):
         raise OpenEvalError(f"metric {name!r} does not name a Metric class (it is {cls!r})")
     return cls
+
+
+def names() -> list[str]:
+    """Return the names of every registered metric, built-ins first, in registry order."""
+    return REGISTRY.names()
+
+
+register_metric = register
+metric_class = get
+metric_names = names
 
 
 def get_metric(name: str, /, **settings: object) -> Metric:
@@ -65,11 +78,11 @@ def get_metric(name: str, /, **settings: object) -> Metric:
     Raises OpenEvalError listing the valid names when there is no such metric, or the valid
     settings when one is unknown.
     """
-    metric_class(name)
-    metric: Metric = METRICS.create(name, **settings)
+    get(name)
+    metric: Metric = REGISTRY.create(name, **settings)
     return metric
 
 
 def all_metrics() -> list[Metric]:
     """Return one instance of every registered metric, in registry order."""
-    return [get_metric(name) for name in metric_names()]
+    return [get_metric(name) for name in names()]

@@ -12,21 +12,20 @@ from openeval.metrics._common import (
     with_unrecorded_note,
 )
 from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.values import short_json
 
 
-@register_metric
 class ToolSelectionAccuracy(Metric):
     """Share of the expected tool calls that the agent executed, counted as a multiset.
 
     Score: for each expected tool name, the smaller of "times expected" and "times executed",
     summed and divided by the number of expected calls. Denied calls did not execute and do not
     count; nor do failed calls (``error`` set: the tool raised, the span ended in ERROR), which
-    did not achieve their effect (CONTRACT 2.1); a failed call retried successfully counts once,
-    as made. Extra calls do not lower the score (step efficiency and step budget judge those)
-    but are named in the details, as are failed calls ("called but failed: <error>").
+    did not achieve their effect (docs/semantics.md#no-vacuous-passes); a failed call retried
+    successfully counts once, as made. Extra calls do not lower the score (step efficiency and step
+    budget judge those) but are named in the details, as are failed calls ("called but failed:
+    <error>").
 
     Passes when the score reaches the pass line (default 1.0: every expected call made);
     extra calls are noted. Fails when an expected call is missing; the result's data then

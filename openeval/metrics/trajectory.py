@@ -6,16 +6,14 @@ from openeval.matching.alignment import alignment_data, trajectory_rows
 from openeval.matching.trajectory import TrajectorySpec, match_trajectory
 from openeval.metrics._common import with_unrecorded_note
 from openeval.metrics.base import Measurement, Metric, not_applicable
-from openeval.metrics.registry import register_metric
 from openeval.models import AgentTrace, EvalTestCase
 
 _NEED_EXPECTED = ("in_order", "superset")
 
 
-@register_metric
 class TrajectoryMatching(Metric):
     """Whether the executed tool calls match ``expected_tool_calls`` as the test case's
-    ``trajectory`` object asks (CONTRACT 6.1).
+    ``trajectory`` object asks (docs/semantics.md#trajectory-matching).
 
     ``mode`` is ``strict`` (same calls, same order; calls of one turn in any order),
     ``in_order`` (the default: expected calls in order, others may come between),

@@ -25,7 +25,7 @@ from openeval.production.plan import ScorePlan
 from openeval.production.records import TraceRecord, Unreadable
 from openeval.production.sample import sampled
 from openeval.results.records import CheckResult
-from openeval.scoring.score import score
+from openeval.scoring.scorer import score
 
 RowStatus = Literal["passed", "failed", "error", "n.a.", "not sampled", "unreadable"]
 ROW_STATUSES: tuple[str, ...] = ("passed", "failed", "error", "n.a.", "not sampled",

@@ -9,16 +9,23 @@ metric and check). Pure functions: the same diff always gives the same text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from openeval.jsonio import dump_json
 from openeval.report.github import command
 from openeval.report.markdown import cell
+from openeval.report.registry import BUILTIN_DIFF
+from openeval.report.registry import render_diff as render_diff
 from openeval.results.diff import KINDS, CaseChange, ChangeKind, RateChange, ResultDiff
 from openeval.results.summary import percent
 
-DiffFormat = Literal["markdown", "json", "github"]
-DIFF_FORMATS: tuple[DiffFormat, ...] = ("markdown", "json", "github")
+DiffFormat = str
+"""A comparison format's name: one of ``openeval.report.registry.diff_names()``."""
+
+DIFF_FORMATS: tuple[str, ...] = tuple(BUILTIN_DIFF)
+"""The built-in comparison formats; every format, plugins' too, is in ``diff_names()``."""
 
 _STATUS: dict[str | None, str] = {
     "passed": "✅ passed", "failed": "❌ failed", "error": "⚠️ error", "n.a.": "○ n.a.", None: "-",
@@ -164,11 +171,25 @@ def diff_github(diff: ResultDiff, *, failing: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_diff(diff: ResultDiff, format: DiffFormat, *, base: str | None = None,
-                head: str | None = None, failing: bool = True) -> str:
-    """Return the comparison in ``format`` (markdown, json or github)."""
-    if format == "json":
-        return diff_json(diff, base, head)
-    if format == "github":
-        return diff_github(diff, failing=failing)
-    return diff_markdown(diff)
+@dataclass(frozen=True)
+class _DiffFormat:
+    """A built-in comparison format: a name, a line about it, and the function writing it."""
+
+    name: str
+    description: str
+    write: Callable[[ResultDiff, str | None, str | None, bool], str]
+
+    def render(
+        self, diff: ResultDiff, *, base: str | None, head: str | None, failing: bool
+    ) -> str:
+        """Return the comparison as text (see :class:`~openeval.report.registry.DiffReporter`)."""
+        return self.write(diff, base, head, failing)
+
+
+MARKDOWN = _DiffFormat("markdown", "Markdown for a pull-request comment or a job summary",
+                       lambda diff, base, head, failing: diff_markdown(diff))
+JSON = _DiffFormat("json", "canonical JSON for tools, with the two result folders",
+                   lambda diff, base, head, failing: diff_json(diff, base, head))
+GITHUB = _DiffFormat("github", "GitHub annotations on the test cases that got worse",
+                     lambda diff, base, head, failing: diff_github(diff, failing=failing))
+

@@ -7,7 +7,8 @@ same opened from a CI artifact as from disk. It holds, top to bottom:
 
 - the **overview**: the gate's verdict and reason, the pass rate and the case pass rate, counts
   of passed, failed, errored and n.a. cases and results, then a bar per metric and check;
-- the **gates and baseline** section, only when ``suite.metadata`` holds them (see below);
+- the **gates** section, only when the run has per-metric gates: each one's pass rate, line and
+  verdict, as the console and the Markdown report show them;
 - the **cases table**: one row per case, one cell per metric or check (colour, symbol and, for
   screen readers, a word). The table is complete in the HTML; the inline script only shows the
   filter controls (status, one metric or check, text) and sorts on a header click (worst
@@ -28,17 +29,8 @@ HTML-escaped, with control characters and lone surrogates written as visible ``\
 a trace is untrusted, and a tool result holding ``<script>`` shows as text. The CSP allows only
 the report's own script and style (by hash), so even a value that slipped through could not run.
 Long texts are cut at :data:`MAX_TEXT_CHARS` (the result files keep them whole). Same suite, same
-bytes: no clock, no random ids, metadata keys sorted.
-
-Gates and baseline, filled by other parts of OpenEval (:func:`gates_and_baseline`); any key may
-be missing, and a value of another shape is shown as JSON rather than refused:
-
-- ``metadata["gates"]``: a list of ``{"name": str, "figure": number | str, "line": number |
-  str, "passed": bool | None}``: each gate, the figure it measured, the line it held it to,
-  and whether it passed (None: not judged). Other keys of an entry are shown beside it.
-- ``metadata["baseline"]``: ``{"source": str, "pass_rate": number | None, "regressions":
-  [entry, ...], "improvements": [entry, ...]}``, an entry being ``{"case_id", "check",
-  "before", "after", "details"}`` (other keys become extra columns).
+bytes: no clock, no random ids, metadata keys sorted. A comparison with a baseline is not part
+of this page: it has its own formats (:mod:`openeval.report.diff`).
 """
 
 from __future__ import annotations
@@ -60,25 +52,6 @@ from openeval.results.records import CaseResult, CheckResult, SuiteResult
 from openeval.results.summary import Summary, Tally, percent
 from openeval.scores import Score
 from openeval.version import __version__
-
-__all__ = [
-    "MAX_MISMATCHES",
-    "MAX_TEXT_CHARS",
-    "REPORTER",
-    "SYMBOL",
-    "HtmlReporter",
-    "Mismatch",
-    "alignment_view",
-    "bar",
-    "case_view",
-    "esc",
-    "gates_and_baseline",
-    "mismatches",
-    "output_view",
-    "render_page",
-    "timeline",
-    "word_diff",
-]
 
 MAX_TEXT_CHARS = 4000
 """Longest details, comment, error or metadata text shown; the rest is cut with a note."""
@@ -274,7 +247,7 @@ def _rates(suite: SuiteResult, summary: Summary) -> str:
 
 def _run_settings(metadata: Mapping[str, Any]) -> str:
     # The suite path is the page's subtitle already.
-    shown = sorted(k for k in metadata if k not in ("gates", "baseline", "suite"))
+    shown = sorted(k for k in metadata if k != "suite")
     if not shown:
         return ""
     items = "".join(
@@ -284,107 +257,30 @@ def _run_settings(metadata: Mapping[str, Any]) -> str:
     return f'<h3>Run</h3><dl class="meta" id="run">{items}</dl>'
 
 
-# --- gates and baseline: the place other issues fill -------------------------------------
+# --- the per-metric gates ---------------------------------------------------------------
 
 
-def gates_and_baseline(summary: Summary, metadata: Mapping[str, Any]) -> str:
-    """Return the gates and baseline section, or ``""`` when ``metadata`` holds neither.
-
-    This is where gates (``metadata["gates"]``) and baseline regressions
-    (``metadata["baseline"]``) are drawn; the module docstring gives their expected shape.
-    Missing keys are left out; a value of another shape is shown as JSON text, never refused,
-    so a report of newer results still renders.
-    """
-    parts = []
-    if "gates" in metadata:
-        parts.append(_gates(metadata["gates"]))
-    if "baseline" in metadata:
-        parts.append(_baseline(metadata["baseline"], summary))
-    if not parts:
+def gates_section(summary: Summary) -> str:
+    """Return the per-metric gates of the run (``--fail-under-metric``, ``[gates]``), or ``""``
+    when it had none: each name, its pass rate, the line it must reach, and the verdict."""
+    if not summary.gates:
         return ""
-    return f'<section id="gates-baseline"><h3>Gates and baseline</h3>{"".join(parts)}</section>'
-
-
-def _raw(what: str, value: Any) -> str:
-    return (
-        f'<p class="muted">{esc(what)} is not in the expected shape; shown as it is:</p>'
-        f"<pre>{_cut(_json_text(value))}</pre>"
-    )
-
-
-def _value_cell(value: Any) -> str:
-    return "-" if value is None else _cut(_json_text(value))
-
-
-def _gates(gates: Any) -> str:
-    if not isinstance(gates, list):
-        return _raw("metadata.gates", gates)
     rows = []
-    for gate in gates:
-        if not isinstance(gate, Mapping):
-            rows.append(f'<tr><td colspan="5"><code>{_cut(_json_text(gate))}</code></td></tr>')
-            continue
-        passed = gate.get("passed")
-        verdict = "pass" if passed is True else "fail" if passed is False else "n.a."
-        extra = {k: v for k, v in gate.items() if k not in ("name", "figure", "line", "passed")}
-        more = "; ".join(f"{k}: {_json_text(v)}" for k, v in sorted(extra.items(), key=str))
+    for gate in summary.gates:
+        verdict = "pass" if gate.passed else "fail"
         rows.append(
             f'<tr><td class="{_VERDICT_CLASS[verdict]}">{SYMBOL[verdict]} {verdict}</td>'
-            f'<th scope="row">{_value_cell(gate.get("name"))}</th>'
-            f'<td class="fig">{_value_cell(gate.get("figure"))}</td>'
-            f'<td class="fig">{_value_cell(gate.get("line"))}</td><td>{_cut(more)}</td></tr>'
+            f'<th scope="row">{esc(gate.name)}</th>'
+            f'<td class="fig">{percent(gate.figure)}</td><td class="fig">{percent(gate.line)}</td>'
+            "</tr>"
         )
     return (
-        '<table class="gates" id="gates"><caption>Gates</caption><thead><tr>'
-        '<th scope="col">verdict</th><th scope="col">gate</th><th scope="col">figure</th>'
-        '<th scope="col">line</th><th scope="col">more</th></tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table>'
+        '<section id="gates-section"><h3>Gates</h3>'
+        '<table class="gates" id="gates"><caption>Per-metric gates</caption><thead><tr>'
+        '<th scope="col">verdict</th><th scope="col">gate (metric or check)</th>'
+        '<th scope="col">pass rate</th><th scope="col">needs</th></tr></thead>'
+        f'<tbody>{"".join(rows)}</tbody></table></section>'
     )
-
-
-_ENTRY_KEYS = ("case_id", "check", "before", "after", "details")
-
-
-def _entries(title: str, entries: Any) -> str:
-    if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
-        return _raw(f"baseline {title}", entries)
-    if not entries:
-        return f'<p class="muted">No {esc(title)}.</p>'
-    others = sorted({str(k) for e in entries for k in e if k not in _ENTRY_KEYS})
-    keys = [k for k in _ENTRY_KEYS if any(k in e for e in entries)] + others
-    head = "".join(f'<th scope="col">{esc(k)}</th>' for k in keys)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{_value_cell(e.get(k))}</td>" for k in keys) + "</tr>"
-        for e in entries
-    )
-    return (
-        f'<table class="baseline"><caption>{esc(title)} ({len(entries)})</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    )
-
-
-def _baseline(baseline: Any, summary: Summary) -> str:
-    if not isinstance(baseline, Mapping):
-        return _raw("metadata.baseline", baseline)
-    lines = []
-    if "source" in baseline:
-        lines.append(f"<dt>baseline</dt><dd><code>{_value_cell(baseline['source'])}</code></dd>")
-    if "pass_rate" in baseline:
-        before = baseline["pass_rate"]
-        before_text = percent(before) if isinstance(before, int | float) else _json_text(before)
-        lines.append(
-            f"<dt>pass rate</dt><dd>{esc(before_text)} then, {percent(summary.pass_rate)} now"
-            "</dd>"
-        )
-    parts = [f'<dl class="meta">{"".join(lines)}</dl>'] if lines else []
-    for key, title in (("regressions", "regressions"), ("improvements", "improvements")):
-        if key in baseline:
-            parts.append(_entries(title, baseline[key]))
-    rest = {k: v for k, v in baseline.items()
-            if k not in ("source", "pass_rate", "regressions", "improvements")}
-    if rest:
-        parts.append(f"<pre>{_cut(_json_text(rest))}</pre>")
-    return f'<div id="baseline">{"".join(parts)}</div>'
 
 
 # --- the cases table -------------------------------------------------------------------
@@ -839,7 +735,7 @@ def render_page(suite: SuiteResult) -> str:
     overview = (
         '<section id="overview"><h2>Overview</h2>'
         f'<div class="top">{_verdict_block(summary)}{_figures(summary)}{_counts(summary)}</div>'
-        f"{gates_and_baseline(summary, suite.metadata)}{_rates(suite, summary)}"
+        f"{gates_section(summary)}{_rates(suite, summary)}"
         f"{_run_settings(suite.metadata)}</section>"
     )
     return (

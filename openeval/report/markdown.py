@@ -27,7 +27,6 @@ _CELL_ESCAPES = {
     "[": "\\[", "]": "\\]", "!": "\\!", "`": "\\`", "*": "\\*",
 }
 
-__all__ = ["FOLD_OVER", "REPORTER", "MarkdownReporter", "cell", "code_cell", "percent"]
 
 
 def cell(text: str) -> str:

@@ -71,7 +71,7 @@ class CheckResult:
     """One line a person reading a CI log can act on."""
     data: Mapping[str, Any] = field(default_factory=dict)
     """Structured findings beside the details, JSON values only and bounded (the scorer cuts
-    it at :data:`~openeval.scoring.score.MAX_DATA_BYTES`): ``alignment`` and
+    it at :data:`~openeval.scoring.scorer.MAX_DATA_BYTES`): ``alignment`` and
     ``first_divergence`` from the metrics that pair expected and executed calls, ``notes``
     worth a look on a pass (proposals/0050). Empty for most results, and then left out of the
     result file, so a file without it reads as before."""
@@ -335,7 +335,7 @@ class SuiteResult:
 
     @property
     def gate_passed(self) -> bool:
-        """True when the run passes the gate (CONTRACT section 4)."""
+        """True when the run passes the gate (docs/semantics.md#pass-rate)."""
         return self.summary.gate_passed
 
     @property

@@ -1,6 +1,6 @@
 """The counts of a run, made once from its records: every reporter reads these, none recounts.
 
-Rules (CONTRACT section 3, proposals/0002-scoring-core.md):
+Rules (docs/semantics.md#pass-rate, proposals/0002-scoring-core.md):
 
 - A judged result is a check result whose verdict is ``pass``, ``fail`` or ``error``; ``n.a.``
   is never judged. A case that could not be scored counts as one ``error`` result.

@@ -16,25 +16,56 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-RuleKind = Literal["all", "majority", "pass_at_k"]
+RuleKind = str
+"""A trials rule's name: one of ``openeval.results.registry.names()``."""
 
 DEFAULT_RULE = "all"
 """The rule when none is given: a case passes when every one of its trials passes."""
 
 RULE_HELP = "'all', 'majority' or 'pass_at_k=K' (K a whole number from 1)"
-"""How the valid rules read in an error message."""
+"""How the built-in rules read in an error message (:func:`rule_help` adds plugins' rules)."""
 
-_PASS_AT_K = re.compile(r"pass_at_k=([1-9][0-9]{0,5})")
+_K = re.compile(r"[1-9][0-9]{0,5}")
+
+
+@dataclass(frozen=True)
+class RuleDefinition:
+    """One trials rule as the registry holds it: its name, whether it takes a ``K``
+    (``name=K``), how it reads in an error message, and the verdict of ``passed`` of ``n``."""
+
+    name: str
+    takes_k: bool
+    spelling: str
+    """How the rule is written, as an error message lists it: ``'pass_at_k=K' (K ...)``."""
+    decide: Callable[[int, int, int | None], bool]
+    """``decide(n, passed, k)``: True when ``passed`` of ``n`` trials satisfy the rule."""
+
+
+ALL = RuleDefinition("all", False, "'all'", lambda n, passed, k: passed == n)
+MAJORITY = RuleDefinition("majority", False, "'majority'", lambda n, passed, k: 2 * passed > n)
+PASS_AT_K = RuleDefinition(
+    "pass_at_k", True, "'pass_at_k=K' (K a whole number from 1)",
+    lambda n, passed, k: n - passed < (k if k is not None else 1),
+)
+
+
+def rule_help() -> str:
+    """Return how every registered rule reads in an error message, plugins' rules included."""
+    from openeval.results.registry import get, names
+
+    spelled = [get(name).spelling for name in names()]
+    return spelled[0] if len(spelled) == 1 else ", ".join(spelled[:-1]) + " or " + spelled[-1]
 
 
 @dataclass(frozen=True)
 class TrialsRule:
     """How a case with several trials passes: ``all`` of them, a strict ``majority``, or
     ``pass_at_k`` (fewer than ``k`` trials failed, so every choice of ``k`` trials holds a pass:
-    pass@k = 1)."""
+    pass@k = 1), or a rule a plugin registered (:mod:`openeval.results.registry`)."""
 
     kind: RuleKind = "all"
     k: int | None = None
@@ -43,30 +74,30 @@ class TrialsRule:
     @classmethod
     def parse(cls, text: str) -> TrialsRule:
         """Return the rule ``text`` spells; raise ValueError saying what was expected."""
-        if text in ("all", "majority"):
-            return cls(text)  # type: ignore[arg-type]  # narrowed by the test above
-        match = _PASS_AT_K.fullmatch(text)
-        if match is None:
-            raise ValueError(f"unknown trials rule {text!r}; expected {RULE_HELP}")
-        return cls("pass_at_k", int(match.group(1)))
+        from openeval.results.registry import REGISTRY
+
+        name, sep, k = text.partition("=")
+        definition = REGISTRY.get(name) if name in REGISTRY else None
+        if definition is None or sep != ("=" if definition.takes_k else "") or (
+            definition.takes_k and _K.fullmatch(k) is None
+        ):
+            raise ValueError(f"unknown trials rule {text!r}; expected {rule_help()}")
+        return cls(name, int(k) if definition.takes_k else None)
 
     def __str__(self) -> str:
-        return f"pass_at_k={self.k}" if self.kind == "pass_at_k" else self.kind
+        return self.kind if self.k is None else f"{self.kind}={self.k}"
 
     def needs(self, n: int) -> str | None:
-        """Return why the rule cannot judge ``n`` trials (too few for ``pass_at_k``), or None."""
-        if self.kind == "pass_at_k" and self.k is not None and self.k > n:
+        """Return why the rule cannot judge ``n`` trials (fewer than its ``K``), or None."""
+        if self.k is not None and self.k > n:
             return (f"trials rule {self} needs at least {self.k} trials; this case has {n}")
         return None
 
     def passes(self, n: int, passed: int) -> bool:
         """Return True when ``passed`` of ``n`` trials satisfy the rule."""
-        if self.kind == "all":
-            return passed == n
-        if self.kind == "majority":
-            return 2 * passed > n
-        k = self.k if self.k is not None else 1
-        return n - passed < k
+        from openeval.results.registry import get
+
+        return get(self.kind).decide(n, passed, self.k)
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:

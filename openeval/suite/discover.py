@@ -1,4 +1,5 @@
-"""Suite discovery: the cases of a suite folder, in sorted path order (CONTRACT section 3).
+"""Suite discovery: the cases of a suite folder, in sorted path order
+(docs/semantics.md#suites-and-result-files).
 
 Two layouts are understood, and both may appear in one tree:
 

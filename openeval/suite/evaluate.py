@@ -149,9 +149,9 @@ def evaluate_case(
     ``trace_path`` None means "the file the test case's ``trace`` key names"; when the key is
     absent too, TestCaseError says ``problem`` (or that no trace was given). A ``trace`` key is
     read relative to the test case file. A ``trace_path`` given by the caller wins over the
-    key; one discovery merely ``found_beside`` the test case does not (CONTRACT 3). Without a
-    ``case_id`` (single-case mode, or a suite that is one case folder) the case is named by its
-    task id.
+    key; one discovery merely ``found_beside`` the test case does not
+    (docs/semantics.md#suites-and-result-files). Without a ``case_id`` (single-case mode, or a suite
+    that is one case folder) the case is named by its task id.
 
     ``trials`` (several traces of the task) scores each one as a trial of the case: a trial
     whose trace cannot be read is an errored trial, and the case's verdict follows its rule.

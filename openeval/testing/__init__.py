@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from openeval.results.records import CheckResult
 
 _TRAJECTORY_METRIC = "trajectory_match"
-"""The metric that scores a test case's ``trajectory`` key (CONTRACT section 6.1)."""
+"""The metric that scores a test case's ``trajectory`` key
+(docs/semantics.md#trajectory-matching)."""
 
 
 def assert_case(

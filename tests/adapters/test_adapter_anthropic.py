@@ -283,7 +283,8 @@ def test_sdk_objects_convert_without_json() -> None:
     ], task_id="lookup", actual_state={"looked_up": True})
     assert [(c.tool_name, c.tool_result) for c in trace.tool_calls()] == [
         ("lookup", "seven"), ("log", None)]
-    # The last turn asked for a tool: the run did not end on its words (CONTRACT 2.1).
+    # The last turn asked for a tool: the run did not end on its words
+    # (docs/semantics.md#no-vacuous-passes).
     assert trace.final_output == ""
     assert trace.messages[-1].content == "It is seven."
     assert (trace.task_id, trace.actual_state) == ("lookup", {"looked_up": True})

@@ -2,7 +2,7 @@
 
 Each area's data file ``tests/data/checks/<area>.json`` holds:
 
-- ``checks``: for every check of the area, its ``settings`` (name -> the seed's default),
+- ``checks``: for every check of the area, its ``settings`` (name -> the reference's default),
   the ``scores`` it declares (primary first), ``ranges`` (score name -> ``[low, high]``, null
   for no bound) and a ``sample``: an input (see :func:`build_input`) it can score.
 - ``cases``: ``{"id", "check", "input", "settings", "expect", "comment", "comment_lacks",
@@ -156,7 +156,7 @@ def run_case(module: Any, case: dict[str, Any]) -> None:
 
 
 def assert_signature(check: Callable[..., Any], spec: dict[str, Any]) -> None:
-    """Assert a check's keyword settings, defaults and declared scores are the seed's."""
+    """Assert a check's keyword settings, defaults and declared scores are the reference's."""
     parameters = list(inspect.signature(check).parameters.values())
     assert parameters[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     settings = {p.name: p.default for p in parameters[1:]}
@@ -171,7 +171,7 @@ def assert_signature(check: Callable[..., Any], spec: dict[str, Any]) -> None:
 def assert_none_means_default(check: Callable[..., Any], spec: dict[str, Any]) -> None:
     """Assert that passing each setting as None scores like leaving it out.
 
-    Limits the seed marks "None: not checked" are listed in the spec's ``none_not_checked``
+    Limits the reference marks "None: not checked" are listed in the spec's ``none_not_checked``
     and are left out here (their cases show that None turns the limit off).
     """
     value = build_input(spec["sample"])
@@ -331,7 +331,7 @@ TRACE_INPUT_CHECKS = frozenset({
 def area_tests(module: Any, area: str) -> tuple[Callable[..., None], ...]:
     """Return the tests every area's test file runs, built for ``module``'s checks.
 
-    In order: the data cases; the seed's signature; None means the default; random input
+    In order: the data cases; the reference's signature; None means the default; random input
     (hypothesis); huge input (a 10 MB reply, a 100,000-step trace); and every check reaching
     both a pass and a fail in its cases.
     """

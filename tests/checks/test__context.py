@@ -1,4 +1,5 @@
-"""CheckContext: the seed's evaluation context read off an AgentTrace and its test case."""
+"""CheckContext: the check library reference's evaluation context read off an AgentTrace and its
+test case."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from openeval.models import AgentTrace, EvalTestCase, Message
 AREA_OF = {name: area for area, names in AREAS.items() for name in names}
 PRESENT = [n for n in CHECK_NAMES
            if importlib.util.find_spec(f"openeval.checks.{AREA_OF[n]}") is not None]
-MINE = {name for area in ("format", "quality", "similarity") for name in AREAS[area]}
+TEXT_CHECKS = {name for area in ("format", "quality", "similarity") for name in AREAS[area]}
 
 PARAGRAPH = (
     "# Refund status\n\nThe refund of $1,200 for order R-1 was sent on 2024-05-01 [1]. "
@@ -44,7 +44,7 @@ def test_ten_megabyte_reply(name: str, huge: CheckContext) -> None:
     function = getattr(checks, name)
     settings: dict[str, Any] = {k: v for k, v in NEEDS.get(name, {}).items() if k != "reference"}
     result = function(huge, **settings)
-    if name in MINE and name != "detect_language":
+    if name in TEXT_CHECKS and name != "detect_language":
         assert isinstance(result, checks.Scores) and result
         cut = [s for s in result if s.comment and "characters" in s.comment]
         # A check that read only part of the reply says so, unless it reads all of it.

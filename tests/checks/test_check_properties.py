@@ -21,7 +21,7 @@ from openeval.jsonio import read_json_file
 from openeval.models import AgentTrace, EvalTestCase, Message
 
 REFERENCE: dict[str, Any] = read_json_file(DATA / "reference.json")
-MINE = [name for area in ("format", "quality", "similarity") for name in AREAS[area]]
+TEXT_CHECKS = [name for area in ("format", "quality", "similarity") for name in AREAS[area]]
 
 # The settings a check cannot run without (it raises ValueError when nothing is configured).
 NEEDS: dict[str, dict[str, Any]] = {
@@ -90,7 +90,7 @@ def _assert_well_formed(name: str, result: Any) -> None:
                 assert low <= score.value <= high, (score.name, score.value)  # type: ignore[operator]
 
 
-@pytest.mark.parametrize("name", MINE)
+@pytest.mark.parametrize("name", TEXT_CHECKS)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(subject=subjects)
 def test_any_input_gives_well_formed_scores(name: str, subject: Any) -> None:
@@ -100,7 +100,8 @@ def test_any_input_gives_well_formed_scores(name: str, subject: Any) -> None:
     assert _dumped(function(subject, **NEEDS.get(name, {}))) == _dumped(first)
 
 
-@pytest.mark.parametrize("name", [n for n in MINE if "reference" in REFERENCE[n]["settings"]])
+@pytest.mark.parametrize(
+    "name", [n for n in TEXT_CHECKS if "reference" in REFERENCE[n]["settings"]])
 @settings(max_examples=40, deadline=None)
 @given(reply=texts, reference=st.one_of(texts, json_values.filter(lambda v: v is not None)))
 def test_any_reference_gives_well_formed_scores(name: str, reply: str, reference: Any) -> None:
@@ -113,7 +114,7 @@ def test_any_reference_gives_well_formed_scores(name: str, reply: str, reference
     _assert_well_formed(name, first)
 
 
-@pytest.mark.parametrize("name", [n for n in MINE if n != "detect_language"])
+@pytest.mark.parametrize("name", [n for n in TEXT_CHECKS if n != "detect_language"])
 def test_none_settings_take_the_defaults(name: str) -> None:
     # Every setting passed as None behaves as left out, except the limits where the reference
     # says None means "not checked" (they default to a value, and None turns them off).

@@ -1,9 +1,9 @@
 """The library's surface: every check of the reference with its settings, defaults and scores.
 
-``tests/data/checks/reference.json`` holds the check library reference's facts (seed 000): each
-check's first argument, keyword settings with their defaults, score names with data types, and
-the scores it calls lower-is-better. A check is held to them once its area module exists (the
-areas are written in two parts), and the three areas of this part must exist.
+``tests/data/checks/reference.json`` holds the check library reference's facts
+(docs/semantics.md#check-library): each check's first argument, keyword settings with their
+defaults, score names with data types, and the scores it calls lower-is-better. A check is held
+to them once its area module exists, and the format, quality and similarity areas must exist.
 """
 
 from __future__ import annotations
@@ -84,9 +84,10 @@ def test_unknown_name_is_an_attribute_error() -> None:
 
 def test_v1_is_the_same_objects() -> None:
     from openeval.checks import v1
+    from openeval.checks.v1 import checks as library
     from openeval.checks.v1 import combine, metrics, text
 
-    assert metrics is checks
+    assert metrics is checks and library is checks
     assert text is checks.text and combine is checks.combine
     assert v1.keyword_check is checks.keyword_check
     assert v1.Scores is checks.Scores

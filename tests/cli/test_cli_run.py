@@ -1,4 +1,5 @@
-"""``openeval run`` end to end: exit codes of CONTRACT §4, messages, outputs, determinism."""
+"""``openeval run`` end to end: exit codes of docs/semantics.md#exit-codes, messages, outputs,
+determinism."""
 
 from __future__ import annotations
 

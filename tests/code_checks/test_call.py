@@ -80,7 +80,8 @@ CONVERSATION = [
 ]
 COMBINATIONS = [
     *[(name,) for name in INPUTS],
-    ("model_output", "scenario_input", "scenario_result", "metadata", "model_input"),  # the seed's
+    # the reference's five inputs
+    ("model_output", "scenario_input", "scenario_result", "metadata", "model_input"),
     ("scores", "params", "tool_calls"),
     ("test_case", "trace", "steps", "tool_calls"),
     INPUTS,

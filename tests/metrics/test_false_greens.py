@@ -1,5 +1,5 @@
-"""CONTRACT 2.1 on traces the real producers wrote: a failed call is not a made call, and a
-denial rule lets formats with no denial field judge recoveries.
+"""docs/semantics.md#no-vacuous-passes on traces the real producers wrote: a failed call is not a
+made call, and a denial rule lets formats with no denial field judge recoveries.
 
 The traces are the goldens the adapter tests regenerate from the producers themselves (the
 anthropic SDK over a replayed transport, the OpenTelemetry SDK), so each verdict here is what

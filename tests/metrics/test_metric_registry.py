@@ -1,4 +1,4 @@
-"""The registry holds the CONTRACT metrics, in table order, each with its contract."""
+"""The registry holds the built-in metrics, in table order, each with its contract."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from openeval.errors import OpenEvalError, TestCaseError
 from openeval.metrics import Metric, all_metrics, get_metric, metric_names
 from openeval.models import AgentTrace, EvalTestCase, MetricResult
 
-# The CONTRACT §2 table: class name -> metric name, in registry order.
-CONTRACT_TABLE = [
+# The table of docs/semantics.md#metrics: class name -> metric name, in registry order.
+METRIC_TABLE = [
     ("ToolSelectionAccuracy", "tool_selection_accuracy"),
     ("ArgumentCorrectness", "argument_correctness"),
     ("StepEfficiency", "step_efficiency"),
@@ -33,10 +33,10 @@ SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
 
 def test_registry_order_is_the_contract_table() -> None:
-    assert metric_names()[: len(CONTRACT_TABLE)] == [name for _, name in CONTRACT_TABLE]
+    assert metric_names()[: len(METRIC_TABLE)] == [name for _, name in METRIC_TABLE]
 
 
-@pytest.mark.parametrize(("class_name", "name"), CONTRACT_TABLE)
+@pytest.mark.parametrize(("class_name", "name"), METRIC_TABLE)
 def test_metric_class_is_exported_and_named(class_name: str, name: str) -> None:
     cls = getattr(metrics_pkg, class_name)
     assert issubclass(cls, Metric)

@@ -32,7 +32,7 @@ TOUR = ROOT / "examples" / "tour"
 # Stdlib json on purpose: the hostile values include a lone surrogate, which orjson refuses.
 HOSTILE = json.loads((DATA / "hostile.json").read_text(encoding="utf-8"))
 MISMATCHES = json.loads((DATA / "mismatches.json").read_text(encoding="utf-8"))
-METADATA = json.loads((DATA / "metadata.json").read_text(encoding="utf-8"))
+GATES = json.loads((DATA / "gates.json").read_text(encoding="utf-8"))
 
 TAGS = frozenset({
     "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "code",
@@ -109,13 +109,8 @@ def planted(field: str, value: str) -> SuiteResult:
     metadata: dict[str, Any] = {
         "suite": at("suite_metadata", "suite"),
         "note": at("other_metadata", "plain"),
-        "gates": [{"name": at("gate_name", "g"), "figure": at("gate_figure", "0.5"), "line": 1,
-                   "passed": False}],
-        "baseline": {"source": at("baseline_source", "main"),
-                     "regressions": [{"case_id": "c1",
-                                      "details": at("regression_details", "was better")}]},
     }
-    return SuiteResult(cases=(result,), metadata=metadata)
+    return SuiteResult(cases=(result,), metadata=metadata, gates=((at("gate_name", "g"), 1.0),))
 
 
 @pytest.mark.parametrize("value_name", sorted(HOSTILE["values"]))
@@ -299,18 +294,37 @@ def test_mismatches_are_read_from_details(item: dict[str, Any]) -> None:
     assert found == item["mismatches"]
 
 
-@pytest.mark.parametrize("item", METADATA, ids=[m["id"] for m in METADATA])
-def test_gates_and_baseline_from_metadata(item: dict[str, Any]) -> None:
-    suite = SuiteResult(cases=(case("a", True, False),), metadata=item["metadata"])
+@pytest.mark.parametrize("item", GATES, ids=[g["id"] for g in GATES])
+def test_the_gates_section_shows_each_gate_of_the_run(item: dict[str, Any]) -> None:
+    cases = tuple(case(case_id, *verdicts) for case_id, *verdicts in item["cases"])
+    suite = SuiteResult(cases=cases, gates=tuple((name, line) for name, line in item["gates"]))
     page = Page(html(suite))
-    sections = [e for e in page.elements if e.attrs.get("id") == "gates-baseline"]
+    sections = [e for e in page.elements if e.attrs.get("id") == "gates-section"]
     assert bool(sections) is item["section"]
-    text = " ".join(sections[0].text.split()) if sections else " ".join(
-        page.all("html")[0].text.split())
+    text = " ".join((sections[0] if sections else page.all("html")[0]).text.split())
     for shown in item["shown"]:
         assert shown in text
     for absent in item["absent"]:
         assert absent not in text
+
+
+def test_a_runs_metric_gates_reach_the_html_through_its_result_files(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from openeval.cli import main
+
+    out, page = tmp_path / "out", tmp_path / "report.html"
+    done = CliRunner().invoke(main, [
+        "run", "--suite", str(TOUR), "--output", str(out), "--html", str(page),
+        "--fail-under-metric", "tool_selection_accuracy=0.99",
+    ])
+    assert done.exit_code in (0, 1), done.output
+    gates = read_results(out).summary.gates
+    assert [g.name for g in gates] == ["tool_selection_accuracy"]
+    for text in (page.read_text(encoding="utf-8"), html(read_results(out))):
+        (section,) = [e for e in Page(text).elements if e.attrs.get("id") == "gates-section"]
+        row = " ".join(section.text.split())
+        assert f"tool_selection_accuracy {gates[0].figure:.1%} 99.0%" in row
 
 
 # --- size ------------------------------------------------------------------------------

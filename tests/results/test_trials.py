@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +132,21 @@ def test_suite_means_cover_the_cases_with_at_least_k_trials() -> None:
     assert summary.by_k[2].pass_at_k == 1.0
     assert (summary.trials, summary.passed_trials) == (5, 4)
     assert TrialsSummary.of([]) is None
+
+
+def test_a_registered_rule_is_parsed_judged_and_listed_in_errors() -> None:
+    from openeval.results import registry
+    from openeval.results.trials import RuleDefinition
+
+    rule = registry.register(RuleDefinition(
+        "at_most_k_failed", True, "'at_most_k_failed=K'", lambda n, c, k: n - c <= (k or 0)))
+    try:
+        parsed = TrialsRule.parse("at_most_k_failed=2")
+        assert (str(parsed), parsed.passes(5, 3), parsed.passes(5, 2)) == (
+            "at_most_k_failed=2", True, False)
+        with pytest.raises(ValueError, match=re.escape("'majority', 'pass_at_k=K' (K a whole "
+                                                       "number from 1) or 'at_most_k_failed=K'")):
+            TrialsRule.parse("at_most_k_failed")  # it takes a K
+    finally:
+        registry.REGISTRY.unregister(rule.name)
+    assert "at_most_k_failed" not in registry.names()

@@ -38,8 +38,8 @@ def recorded_verdict(metadata: dict[str, Any]) -> Any:
     """Return the verdict already in ``metadata``, or None when the trace was never checked.
 
     Looked for, in order, under ``fingerprint_verdict``, ``verdict`` and
-    ``fingerprint.verdict`` (CONTRACT §5); the value is returned as found, since the metric
-    reports any value it does not know instead of guessing.
+    ``fingerprint.verdict`` (docs/semantics.md#drift-verdict); the value is returned as found,
+    since the metric reports any value it does not know instead of guessing.
     """
     for value in (
         metadata.get(VERDICT_KEY),

@@ -440,7 +440,7 @@ def build(
         final_output=final_output,
         metadata=metadata,
         messages=builder.turns.messages,
-        signals=[],  # runs record no denial and no replay (CONTRACT 2.1)
+        signals=[],  # runs record no denial and no replay (docs/semantics.md#no-vacuous-passes)
     )
     return require_activity(trace, errors, "no model or tool run, and no input or output text")
 

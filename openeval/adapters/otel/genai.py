@@ -326,7 +326,8 @@ def trace_of_spans(spans: list[Span], errors: Errors, task_id: str) -> AgentTrac
         final_output=final_output,
         metadata=metadata,
         messages=mapping.turns.messages,
-        signals=[],  # OTel GenAI spans have no denial or replay field (CONTRACT 2.1)
+        signals=[],  # OTel GenAI spans have no denial or replay field
+        # (docs/semantics.md#no-vacuous-passes)
     )
     found = f"among its {len(spans)} spans" if spans else "(it holds no span)"
     return require_activity(
