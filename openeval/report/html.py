@@ -50,7 +50,7 @@ from openeval.report.alignment import Alignment, aligned_check, difference_parts
 from openeval.results.excerpt import ExcerptStep, TraceExcerpt
 from openeval.results.records import CaseResult, CheckResult, SuiteResult
 from openeval.results.summary import Summary, Tally, percent
-from openeval.scores import Score
+from openeval.scores import Score, Verdict
 from openeval.version import __version__
 
 MAX_TEXT_CHARS = 4000
@@ -212,8 +212,9 @@ def _first_specs(cases: Iterable[CaseResult]) -> dict[str, CheckResult]:
     """Return the first result of each check name, for its family and kind."""
     first: dict[str, CheckResult] = {}
     for case in cases:
-        for check in case.checks:
-            first.setdefault(check.name, check)
+        for record in case.judged():  # a case with trials keeps its checks on its trials
+            for check in record.checks:
+                first.setdefault(check.name, check)
     return first
 
 
@@ -243,6 +244,62 @@ def _rates(suite: SuiteResult, summary: Summary) -> str:
         '<th scope="col">failed</th><th scope="col">errored</th><th scope="col">n.a.</th>'
         f'</tr></thead><tbody>{"".join(rows)}</tbody></table>'
     )
+
+
+def _trials_section(suite: SuiteResult, summary: Summary) -> str:
+    """The cases run several times: each trial's verdict, pass^k and pass@k, and the means
+    (the same figures as the Markdown report's Trials section)."""
+    trials = summary.trials
+    if trials is None:
+        return ""
+    rows = []
+    for index, case in enumerate(suite.cases):
+        stats = case.trial_stats
+        if stats is None:
+            continue
+        marks = " ".join(
+            f'<span class="{_STATUS_CLASS[t.status]}">{SYMBOL[_STATUS_VERDICT[t.status]]} '
+            f"<code>{esc(t.trial_label)}</code></span>" for t in case.trials
+        )
+        rows.append(
+            f'<tr><th scope="row"><a href="#c{index}">{esc(case.case_id)}</a></th>'
+            f'<td class="{_STATUS_CLASS[case.status]}">{case.status}</td>'
+            f"<td><code>{esc(case.trials_rule or '')}</code></td>"
+            f"<td>{stats.passed}/{stats.n}</td><td>{marks}</td>"
+            f"<td>{esc(_k_figures(stats.pass_hat_k))}</td>"
+            f"<td>{esc(_k_figures(stats.pass_at_k))}</td></tr>"
+        )
+    means = "".join(
+        f"<tr><td>{m.k}</td><td>{m.cases}</td><td>{m.pass_hat_k:.3f}</td>"
+        f"<td>{m.pass_at_k:.3f}</td></tr>" for m in trials.by_k
+    )
+    return (
+        f'<h3>Trials</h3><p>{trials.cases} case(s) ran {trials.trials} trials; '
+        f"{trials.passed_trials} passed.</p>"
+        '<table class="trials" id="trials"><thead><tr><th scope="col">case</th>'
+        '<th scope="col">status</th><th scope="col">rule</th><th scope="col">passed</th>'
+        '<th scope="col">trials</th><th scope="col">pass^k</th><th scope="col">pass@k</th>'
+        f'</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+        '<table class="trials-means"><thead><tr><th scope="col">k</th><th scope="col">cases'
+        '</th><th scope="col">mean pass^k</th><th scope="col">mean pass@k</th></tr></thead>'
+        f"<tbody>{means}</tbody></table>"
+    )
+
+
+def _k_figures(values: Sequence[float]) -> str:
+    return ", ".join(f"{k}: {v:.2f}" for k, v in enumerate(values, 1))
+
+
+def _warnings_section(suite: SuiteResult) -> str:
+    """Things a reader should check that change no verdict (a trace whose own task id
+    differs from its test case's), as the console and the Markdown report list them."""
+    items = [
+        f'<li><a href="#c{index}"><code>{esc(case.case_id)}</code></a>: {_cut(warning)}</li>'
+        for index, case in enumerate(suite.cases) for warning in case.warnings
+    ]
+    if not items:
+        return ""
+    return f'<h3>Warnings</h3><ul class="warnings" id="warnings">{"".join(items)}</ul>'
 
 
 def _run_settings(metadata: Mapping[str, Any]) -> str:
@@ -301,10 +358,31 @@ def _cell(check: CheckResult | None) -> str:
     )
 
 
+_WORST_FIRST: tuple[Verdict, ...] = ("error", "fail", "pass", "n.a.")
+
+
+def _trials_cell(verdicts: Sequence[Verdict]) -> str:
+    """One check over a case's trials: the worst verdict's class (so the filters and the
+    sort treat a check that failed one trial as failed), and how many judged trials passed."""
+    if not verdicts:
+        return '<td class="v-none">-</td>'
+    worst = next(v for v in _WORST_FIRST if v in verdicts)
+    judged = [v for v in verdicts if v != "n.a."]
+    if not judged:
+        return f'<td class="{_VERDICT_CLASS["n.a."]}">{SYMBOL["n.a."]} n.a.</td>'
+    passed = judged.count("pass")
+    title = f"{passed} of {len(judged)} judged trials passed"
+    return (f'<td class="{_VERDICT_CLASS[worst]}"><abbr title="{title}">{SYMBOL[worst]}</abbr> '
+            f"{passed}/{len(judged)}</td>")
+
+
 def _case_row(index: int, case: CaseResult, names: Sequence[str]) -> str:
-    by_name = {c.name: c for c in case.checks}
     status = case.status
-    cells = "".join(_cell(by_name.get(name)) for name in names)
+    if case.trials:
+        cells = "".join(_trials_cell(case.verdicts(name)) for name in names)
+    else:
+        by_name = {c.name: c for c in case.checks}
+        cells = "".join(_cell(by_name.get(name)) for name in names)
     return (
         f'<tr data-status="{status}"><th scope="row"><a href="#c{index}">{esc(case.case_id)}'
         f'</a></th><td class="{_STATUS_CLASS[status]}">{SYMBOL[_STATUS_VERDICT[status]]} '
@@ -735,8 +813,8 @@ def render_page(suite: SuiteResult) -> str:
     overview = (
         '<section id="overview"><h2>Overview</h2>'
         f'<div class="top">{_verdict_block(summary)}{_figures(summary)}{_counts(summary)}</div>'
-        f"{gates_section(summary)}{_rates(suite, summary)}"
-        f"{_run_settings(suite.metadata)}</section>"
+        f"{gates_section(summary)}{_rates(suite, summary)}{_trials_section(suite, summary)}"
+        f"{_warnings_section(suite)}{_run_settings(suite.metadata)}</section>"
     )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'

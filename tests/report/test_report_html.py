@@ -368,3 +368,44 @@ def test_with_steps_kept_a_case_view_shows_calls_steps_and_output() -> None:
     assert not [e for e in plain.elements if e.attrs.get("class") == "timeline"]
     assert "(with steps kept: openeval run --html or --keep-steps) its steps" in " ".join(
         plain.by_id("views-note").text.split())
+
+
+def _trials_suite(root: Path, *, with_plain_case: bool) -> Path:
+    """A suite whose case ``t`` ran three times (one trial fails its amount), beside an
+    optional plain case ``p`` whose trace carries another task id (a warning)."""
+    source = ROOT / "examples" / "quickstart" / "01-refund-order"
+    trace = json.loads((source / "trace.json").read_text())
+    trials = root / "t" / "trials"
+    trials.mkdir(parents=True)
+    (root / "t" / "testcase.json").write_bytes((source / "testcase.json").read_bytes())
+    for i in (1, 2):
+        (trials / f"trace-{i}.json").write_text(json.dumps(trace))
+    wrong = json.loads(json.dumps(trace))
+    for step in wrong["steps"]:
+        if step.get("tool_name") == "refund_order":
+            step["tool_args"]["amount"] = 4.25
+    (trials / "trace-3.json").write_text(json.dumps(wrong))
+    if with_plain_case:
+        (root / "p").mkdir()
+        (root / "p" / "testcase.json").write_bytes((source / "testcase.json").read_bytes())
+        other = dict(trace, task_id="someone-else")
+        (root / "p" / "trace.json").write_text(json.dumps(other))
+    return root
+
+
+@pytest.mark.parametrize("with_plain_case", [False, True], ids=["only-trials", "mixed"])
+def test_trials_show_every_verdict(tmp_path: Path, with_plain_case: bool) -> None:
+    suite = run_suite(_trials_suite(tmp_path, with_plain_case=with_plain_case))
+    page = Page(html(suite))
+    rows = {r.text.split()[0]: r for r in page.case_rows()}
+    cells = " ".join(rows["t"].text.split())
+    # argument_correctness failed one trial of three: the cell is a fail, and says 2/3.
+    assert "✗ 2/3" in cells and "✓ 3/3" in cells and "-" not in cells.split()
+    trials = page.text_of("trials")
+    assert "trials/trace-3.json" in trials and "2/3" in trials
+    assert "pass^k" in trials and "1: 0.67" in trials
+    assert "argument_correctness" in page.text_of("rates")
+    if with_plain_case:
+        assert "someone-else" in page.text_of("warnings")
+    else:
+        assert 'id="warnings"' not in html(suite)
