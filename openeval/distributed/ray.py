@@ -8,7 +8,19 @@ reaches the same functions. Importing it loads no Ray.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from openeval.production.engines import ray as _engine
+
+if TYPE_CHECKING:  # what type checkers see here; at run time the name is the module itself
+    from openeval.production.engines.ray import (
+        CONNECT_TIMEOUT_S,
+        RESULT_COLUMNS,
+        result_rows,
+        score_dataset,
+        score_rows,
+    )
+
+__all__ = ["CONNECT_TIMEOUT_S", "RESULT_COLUMNS", "result_rows", "score_dataset", "score_rows"]
 
 sys.modules[__name__] = _engine
