@@ -3,7 +3,8 @@
 This module is the front door; the rooms behind it are :mod:`openeval.suite.discover` (which
 cases a folder holds), :mod:`openeval.suite.config` (the settings its ``openeval.toml`` files
 share out), :mod:`openeval.suite.evaluate` (one case end to end),
-:mod:`openeval.scoring` (the pure scorer) and :mod:`openeval.engines` (where cases are scored).
+:mod:`openeval.scoring` (the pure scorer) and :mod:`openeval.suite.engines` (where cases are
+scored).
 Every case found appears in the result: a case whose files cannot be read is an errored
 :class:`CaseResult` holding the reason, and a check that crashes is an errored check result.
 Nothing here prints: the CLI passes a ``progress`` callback to draw its bar.
@@ -18,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 from openeval.compat.legacy import run_eval, with_021_form
 from openeval.errors import SuiteError
 from openeval.registry import unknown_name
+from openeval.results.gates import GateRule
 from openeval.results.records import CaseResult, SuiteResult
 from openeval.suite.discover import CaseSpec, discover, is_trace_name
 from openeval.suite.evaluate import RunPlan, evaluate_case, run_case
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
-    from openeval.engines.base import Engine
+    from openeval.suite.engines.base import Engine
 
 Progress = Callable[[int, int, CaseResult], None]
 """Called after each case with ``(cases done, cases in total, the case's result)``."""
@@ -57,8 +59,10 @@ def check_trials_rule(rule: str | None) -> None:
         raise SuiteError(f"--trials-rule: {exc}") from None
 
 
-Gate = tuple[str, float, str]
-"""A per-metric gate as the run receives it: name, line, and where it was given (for errors)."""
+Gate = GateRule
+"""The old name of :class:`openeval.results.gates.GateRule`, a per-metric gate as the run
+receives it: name, line, and where it was given (for errors). A plain ``(name, line, given)``
+tuple still works."""
 
 
 def check_gate_names(suite: SuiteResult, where: Mapping[str, str]) -> None:
@@ -116,8 +120,8 @@ def run_suite(
     :func:`openeval.compat.legacy.with_021_form`): it warns (DeprecationWarning) and returns
     0.2.1's ``{task_id: {"task_id", "metrics"}}`` dict.
     """
-    from openeval.engines.local import default_engine
     from openeval.suite.config import load_suite_config
+    from openeval.suite.engines.local import default_engine
 
     check_metric_selection(metrics)
     check_trials_rule(trials_rule)

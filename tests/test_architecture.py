@@ -48,16 +48,18 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "openeval.testcase_file",  # checks metric names against openeval.metrics.registry
         "openeval.snapshot",  # drafts a test case for the suite; needs only the models
     ),
-    ("openeval.suite",  # discovery, and one case end to end (reads files, then scores)
-     "openeval.production",
+    # The two pipelines, siblings on the scoring core, each owning its plan and its engines:
+    ("openeval.suite",  # run: discovery, one case end to end, its engines (suite.engines)
+     "openeval.production",  # score: inputs, plan, rows, engines, summary, output, gate
      "openeval.scaffold",  # the files `openeval init` writes
-     "openeval.record"),  # `openeval record`: an OTLP receiver writing trace files  # many production traces: records, plan, rows, summary
-    ("openeval.engines",),
-    ("openeval.runner",  # discover, score on an engine, one SuiteResult
+     "openeval.record"),  # `openeval record`: an OTLP receiver writing trace files
+    ("openeval.engines",  # old import path of openeval.suite.engines (re-exports only)
+     "openeval.distributed"),  # old import path of openeval.production.engines.ray
+    ("openeval.runner",  # the front door: discover, score on an engine, one SuiteResult
      "openeval.compat",  # openeval-core 0.2.1's run_eval / run_suite(path, metrics)
      "openeval.legacy"),  # its old path, a re-export
     ("openeval.report",),
-    ("openeval.ci", "openeval.cli", "openeval.testing", "openeval.distributed"),
+    ("openeval.ci", "openeval.cli", "openeval.testing"),
     ("openeval.__main__", "openeval"),  # the root only re-exports, lazily
 )
 """The layers, lowest first; the lead extends this table as packages land.
@@ -75,6 +77,9 @@ FORBIDDEN: tuple[tuple[str, str, str], ...] = (
     ("openeval.checks", "openeval.adapters", "checks see an AgentTrace, never a trace format"),
     ("openeval.adapters", "openeval.metrics", "adapters only normalise input, they never score"),
     ("openeval.adapters", "openeval.checks", "adapters only normalise input, they never score"),
+    ("openeval.suite", "openeval.production", "run's pipeline never reaches into score's"),
+    ("openeval.production", "openeval.suite.engines", "score has its own engines"),
+    ("openeval.production", "openeval.suite.evaluate", "score does not run cases"),
 )
 """``(importer, imported, why)``: imports refused even within one layer (siblings)."""
 
@@ -125,7 +130,9 @@ OPTIONAL_DEPENDENCIES: tuple[OptionalDependency, ...] = (
         "openeval.adapters.fixtura.reader", ("zstandard",), "openeval-core[fixtura]", "lazy"
     ),
     OptionalDependency("openeval.io.zstd", ("zstandard",), "openeval-core[fixtura]", "lazy"),
-    OptionalDependency("openeval.cli.score", ("zstandard",), "openeval-core[fixtura]", "lazy"),
+    OptionalDependency(
+        "openeval.production.output", ("zstandard",), "openeval-core[fixtura]", "lazy"
+    ),
     OptionalDependency(
         "openeval.adapters.langchain", ("langchain_core",), "openeval-core[langchain]", "lazy"
     ),
@@ -141,6 +148,9 @@ OPTIONAL_DEPENDENCIES: tuple[OptionalDependency, ...] = (
                        "openeval-core[record]", "lazy"),
     # The Ray engine imports Ray when it runs, and says which extra installs it.
     OptionalDependency("openeval.distributed.ray", ("ray",), "openeval-core[ray]", "lazy"),
+    OptionalDependency(
+        "openeval.production.engines.ray", ("ray",), "openeval-core[ray]", "lazy"
+    ),
     # pytest loads its plugins itself; imported anywhere else without pytest, it says so.
     OptionalDependency("openeval.testing.pytest_plugin", ("pytest",), "pytest", "error"),
 )

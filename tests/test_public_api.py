@@ -57,9 +57,12 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
     },
     "openeval.checks": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
     "openeval.code_checks": {"call": _SUBMODULE, "loader": _SUBMODULE, "types": _SUBMODULE},
-    "openeval.engines": {"base": _SUBMODULE, "local": _SUBMODULE},
+    "openeval.suite.engines": {"base": _SUBMODULE, "local": _SUBMODULE},
     "openeval.io": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
     "openeval.production": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
+    "openeval.production.engines": {
+        "registry": "submodule: the engine registry the package re-exports",
+    },
     "openeval.metrics": {
         "base": "submodule: Measurement, Metric and not_applicable are defined there",
         "registry": "submodule: the metric registry the package re-exports",

@@ -1,13 +1,16 @@
-"""What every command shares: the one-line error, writing a file, and reading a limits flag."""
+"""What every command shares: the one-line error, the one error-to-exit mapping, the command
+class that applies it, and writing a file."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
-from openeval.errors import OpenEvalError
+from openeval.cli.exit_codes import EXIT_FAIL, EXIT_USAGE
+from openeval.errors import OpenEvalError, RunAborted
 from openeval.printable import printable
 
 
@@ -22,6 +25,40 @@ def fail(error: OpenEvalError, code: int) -> NoReturn:
     # One line, always: CI log parsers and the GitHub Action read the first line only.
     click.echo(f"openeval: error: {one_line(str(error))}", err=True)
     raise SystemExit(code)
+
+
+def exit_code(error: OpenEvalError, failing: tuple[type[OpenEvalError], ...] = ()) -> int:
+    """Return the exit code of a command that stopped on ``error``: EXIT_FAIL for a run that
+    did not finish (a worker died) and for the kinds a command lists as ``failing``; else
+    EXIT_USAGE (bad usage, a file that cannot be read or written)."""
+    return EXIT_FAIL if isinstance(error, (RunAborted, *failing)) else EXIT_USAGE
+
+
+class Command(click.Command):
+    """An ``openeval`` command: an OpenEvalError it raises ends it with one line on stderr and
+    :func:`exit_code`'s code, so no command repeats the mapping.
+
+    ``failing`` (a keyword of :func:`command`) lists the error kinds that are the command's
+    verdict rather than bad usage (``report``: a malformed result file).
+    """
+
+    def __init__(
+        self, *args: Any, failing: tuple[type[OpenEvalError], ...] = (), **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.failing = failing
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OpenEvalError as exc:
+            fail(exc, exit_code(exc, self.failing))
+
+
+def command(**attrs: Any) -> Callable[[Callable[..., Any]], Command]:
+    """``click.command`` making a :class:`Command`."""
+    made: Callable[[Callable[..., Any]], Command] = click.command(cls=Command, **attrs)
+    return made
 
 
 def write_bytes(path: Path, data: bytes) -> None:

@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from openeval.cli._common import fail
-from openeval.cli.exit_codes import EXIT_USAGE
-from openeval.errors import OpenEvalError, SuiteError, TestCaseError
+from openeval.cli._common import command
+from openeval.errors import SuiteError, TestCaseError
 from openeval.printable import printable
 
 if TYPE_CHECKING:
@@ -70,12 +69,13 @@ def _text(config: SuiteConfig, run: list[Setting], case: tuple[CaseSpec, list[Se
     return [printable(line) for line in lines]
 
 
-@click.command()
+@command()
 @click.option("--suite", "suite_dir", required=True, type=click.Path(path_type=Path),
               help="The suite folder, as given to `openeval run --suite`.")
 @click.argument("case_name", metavar="[CASE]", required=False)
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="text to read, json for tools.")
+@click.option("--output-format", "--format", "output_format",
+              type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text to read, json for tools.")
 def config(suite_dir: Path, case_name: str | None, output_format: str) -> None:
     """Print the settings a run of the suite uses, and where each came from.
 
@@ -86,25 +86,22 @@ def config(suite_dir: Path, case_name: str | None, output_format: str) -> None:
     from openeval.suite.discover import discover
     from openeval.suite.evaluate import RunPlan, read_case
 
-    try:
-        specs = discover(suite_dir)
-        suite_config = load_suite_config(suite_dir)
-        if case_name is None and suite_config.problems:
-            raise next(iter(sorted(suite_config.problems.items())))[1]
-        if "" in suite_config.problems:
-            raise suite_config.problems[""]
-        run_settings = run_setting_list(suite_config)
-        case = None
-        if case_name is not None:
-            spec = _find_case(specs, case_name, suite_dir)
-            document = read_json_file(spec.testcase_path, error=TestCaseError, unique_keys=True)
-            found = read_case(spec.testcase_path, RunPlan.of(config=suite_config))
-            case = (spec, case_setting_list(
-                document, found.merged, found.plan.checks, found.trials_rule,
-                testcase_path=spec.testcase_path,
-            ))
-    except OpenEvalError as exc:
-        fail(exc, EXIT_USAGE)
+    specs = discover(suite_dir)
+    suite_config = load_suite_config(suite_dir)
+    if case_name is None and suite_config.problems:
+        raise next(iter(sorted(suite_config.problems.items())))[1]
+    if "" in suite_config.problems:
+        raise suite_config.problems[""]
+    run_settings = run_setting_list(suite_config)
+    case = None
+    if case_name is not None:
+        spec = _find_case(specs, case_name, suite_dir)
+        document = read_json_file(spec.testcase_path, error=TestCaseError, unique_keys=True)
+        found = read_case(spec.testcase_path, RunPlan.of(config=suite_config))
+        case = (spec, case_setting_list(
+            document, found.merged, found.plan.checks, found.trials_rule,
+            testcase_path=spec.testcase_path,
+        ))
     if output_format == "json":
         document_out = {
             "suite": suite_config.root,

@@ -12,20 +12,19 @@ from pathlib import Path
 import click
 
 from openeval.cli import options
-from openeval.cli._common import fail, write_text
-from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_USAGE
-from openeval.errors import OpenEvalError
+from openeval.cli._common import command, write_text
+from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK
 
 
-@click.command()
+@command()
 @click.argument("base_dir", metavar="BASE", type=click.Path(path_type=Path))
 @click.argument("head_dir", metavar="HEAD", type=click.Path(path_type=Path))
-@click.option("--format", "diff_format", type=click.Choice(["markdown", "json", "github"]),
-              default="markdown", show_default=True,
+@click.option("--diff-format", "--format", "diff_format",
+              type=click.Choice(["markdown", "json", "github"]), default="markdown",
+              show_default=True,
               help="markdown for a pull-request comment, json for tools, github for "
                    "annotations on the test cases that got worse.")
-@click.option("--output", "output_path", type=click.Path(path_type=Path),
-              help="Write the comparison to this file instead of stdout.")
+@options.output_file("Write the comparison to this file instead of stdout.")
 @options.tolerance
 @options.allow_regressions
 def diff(
@@ -49,16 +48,13 @@ def diff(
     from openeval.results.files import read_results
 
     chosen = next(f for f in DIFF_FORMATS if f == diff_format)  # click checked the choice
-    try:
-        base = read_baseline(base_dir)
-        head = read_results(head_dir)
-        found = compare(base, head, tolerance)
-        text = render_diff(found, chosen, base=base_dir.as_posix(), head=head_dir.as_posix(),
-                           failing=not allow_regressions)
-        if output_path is None:
-            click.echo(text, nl=False)
-        else:
-            write_text(output_path, text)
-    except OpenEvalError as exc:
-        fail(exc, EXIT_USAGE)
+    base = read_baseline(base_dir)
+    head = read_results(head_dir)
+    found = compare(base, head, tolerance)
+    text = render_diff(found, chosen, base=base_dir.as_posix(), head=head_dir.as_posix(),
+                       failing=not allow_regressions)
+    if output_path is None:
+        click.echo(text, nl=False)
+    else:
+        write_text(output_path, text)
     raise SystemExit(EXIT_FAIL if found.regressions and not allow_regressions else EXIT_OK)

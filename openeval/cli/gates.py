@@ -1,9 +1,9 @@
-"""The command-line forms of gates and baselines, shared by ``run`` and ``diff``: parsing the
-values, reading a baseline folder, comparing and writing the comparison."""
+"""The command-line forms of baselines, shared by ``run`` and ``diff``: parsing the report
+values, reading a baseline folder, comparing and writing the comparison. (Gate values are
+parsed by :func:`openeval.results.gates.parse_gate_values`, for ``run`` and ``score``.)"""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,33 +15,6 @@ if TYPE_CHECKING:
     from openeval.report.diff import DiffFormat
     from openeval.results.diff import ResultDiff
     from openeval.results.records import SuiteResult
-    from openeval.runner import Gate
-
-
-def parse_gates(values: tuple[str, ...], flag: str = "--fail-under-metric") -> list[Gate]:
-    """Return ``(name, line, option text)`` for each ``--fail-under-metric NAME=X`` (or
-    ``flag``: ``openeval score`` takes ``--fail-under-check``).
-
-    Raises SuiteError for a value that is not NAME=X with X from 0 to 1, or a name given twice.
-    """
-    gates: list[Gate] = []
-    seen: set[str] = set()
-    for value in values:
-        name, sep, line_text = value.rpartition("=")
-        given = f"{flag} {value}"
-        try:
-            line = float(line_text)
-        except ValueError:
-            line = math.nan
-        if not sep or not name.strip() or not 0.0 <= line <= 1.0:
-            raise SuiteError(f"{given}: expected NAME=X, a metric or check name and a pass "
-                             "rate X from 0 to 1")
-        name = name.strip()
-        if name in seen:
-            raise SuiteError(f"{given}: a gate on {name!r} is given twice")
-        seen.add(name)
-        gates.append((name, line, given))
-    return gates
 
 
 def parse_diff_reports(values: tuple[str, ...]) -> list[tuple[DiffFormat, Path | None]]:

@@ -10,13 +10,12 @@ from pathlib import Path
 
 import click
 
-from openeval.cli._common import fail, one_line, write_bytes
-from openeval.cli.exit_codes import EXIT_USAGE
+from openeval.cli._common import command, one_line, write_bytes
 from openeval.errors import OpenEvalError
 from openeval.scaffold import INIT_FORMATS, InitFormat
 
 
-@click.command()
+@command()
 @click.argument("folder", required=False, default=".", type=click.Path(path_type=Path))
 @click.option("--format", "trace_format", type=click.Choice(INIT_FORMATS), default="native",
               show_default=True, help="Format of the example case's trace.")
@@ -28,13 +27,10 @@ def init(folder: Path, trace_format: InitFormat) -> None:
     planned = {folder / relative: data for relative, data in init_files(trace_format).items()}
     existing = [path for path in planned if path.exists() or path.is_symlink()]
     if existing:
-        fail(OpenEvalError("already exists; openeval init never overwrites a file (move it "
-                           "away, or set up another folder)", source=existing[0]), EXIT_USAGE)
-    try:
-        for path, data in planned.items():
-            write_bytes(path, data)
-    except OpenEvalError as exc:
-        fail(exc, EXIT_USAGE)
+        raise OpenEvalError("already exists; openeval init never overwrites a file (move it "
+                            "away, or set up another folder)", source=existing[0])
+    for path, data in planned.items():
+        write_bytes(path, data)
     for path in planned:
         click.echo(one_line(f"wrote {path}"))
     click.echo("next: openeval run --suite " + one_line(str(folder / "evals")))

@@ -12,15 +12,15 @@ from typing import Literal
 
 import click
 
-from openeval.cli._common import fail, one_line
+from openeval.cli._common import command, one_line
 from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_USAGE
-from openeval.errors import OpenEvalError
 
 
-@click.command()
+@command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="How to print the findings.")
+@click.option("--output-format", "--format", "output_format",
+              type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="How to print the findings.")
 def lint(paths: tuple[Path, ...], output_format: Literal["text", "json"]) -> None:
     """Score each case against an empty and a do-nothing trace, and mutate its recorded
     trace, to find the cases no agent can fail.
@@ -30,10 +30,7 @@ def lint(paths: tuple[Path, ...], output_format: Literal["text", "json"]) -> Non
     """
     from openeval.suite.lint import group_by_case, lint_paths, summary_line
 
-    try:
-        report = lint_paths(paths)
-    except OpenEvalError as exc:
-        fail(exc, EXIT_USAGE)
+    report = lint_paths(paths)
     if output_format == "json":
         from openeval.jsonio import dump_json
 

@@ -1,43 +1,76 @@
-"""Options that several commands take, defined once."""
+"""Every option that several commands take, defined once; a command stacks the ones it needs.
+
+Where one old spelling meant different things in different commands, each meaning has its own
+name and the old spelling stays an alias, so no command line breaks: ``--trace-format`` (the
+adapter that reads a trace), ``--report-format``, ``--diff-format`` and ``--output-format``
+all still answer to ``--format``; ``--output-dir`` (a folder of result files) and
+``--output-file`` (one file) still answer to ``--output``.
+
+Options that belong together reach the command as one value built from them (see
+:func:`grouped`): the read limits as one ``LoadOptions`` (``load``), the per-name gates as a
+list of :class:`~openeval.results.gates.GateRule` (``gates``), a baseline comparison as one
+:class:`Baseline` (``baseline``).
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+if TYPE_CHECKING:
+    from openeval.adapters.base import LoadOptions
+    from openeval.results.gates import GateRule
+
 _F = TypeVar("_F", bound=Callable[..., Any])
+Flag = Callable[[_F], _F]
+
+
+def grouped(
+    name: str, build: Callable[..., Any], *flags: Callable[[Any], Any]
+) -> Callable[[_F], _F]:
+    """Add ``flags`` to a command, which receives one argument ``name`` instead of theirs:
+    ``build`` called with their values as keywords (when the command runs, so an error it
+    raises is the command's)."""
+
+    def decorate(function: _F) -> _F:
+        before = len(getattr(function, "__click_params__", ()))
+
+        @functools.wraps(function)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            values = {key: kwargs.pop(key) for key in keys}
+            kwargs[name] = build(**values)
+            return function(*args, **kwargs)
+
+        decorated: Any = command
+        for flag in reversed(flags):
+            decorated = flag(decorated)
+        keys = [param.name for param in decorated.__click_params__[before:]]
+        return decorated  # type: ignore[no-any-return]
+
+    return decorate
+
+
+# -- reading traces ------------------------------------------------------------------------
 
 trace_format = click.option(
-    "--format", "trace_format", metavar="NAME",
+    "--trace-format", "--format", "trace_format", metavar="NAME",
     help="Read traces with this adapter instead of detecting their format.",
 )
-"""``--format NAME``: force a trace adapter."""
+"""``--trace-format NAME`` (alias ``--format``): force a trace adapter."""
 
 trace_argument = click.argument("trace_path", metavar="TRACE", type=click.Path(path_type=Path))
 """The ``TRACE`` argument of the trace commands."""
 
 
-def read_limits(function: _F) -> _F:
-    """Add ``--agent-spec``, ``--max-decompressed-bytes`` and ``--max-line-bytes``."""
-    for option in reversed((
-        click.option("--agent-spec", metavar="MODULE:ATTR",
-                     help="The current agent, to compute Fixtura drift verdicts."),
-        click.option("--max-decompressed-bytes", type=click.IntRange(min=1),
-                     help="Largest decompressed size accepted from a compressed trace."),
-        click.option("--max-line-bytes", type=click.IntRange(min=1),
-                     help="Longest line accepted in a JSON Lines trace."),
-    )):
-        function = option(function)
-    return function
-
-
 def load_options(
     agent_spec: str | None, max_decompressed_bytes: int | None, max_line_bytes: int | None
-) -> Any:
-    """Return the LoadOptions that the :func:`read_limits` flags ask for."""
+) -> LoadOptions:
+    """Return the LoadOptions that the :data:`read_limits` flags ask for."""
     from openeval.adapters.base import LoadOptions
 
     defaults = LoadOptions()
@@ -48,23 +81,80 @@ def load_options(
     )
 
 
-def gate_options(function: _F) -> _F:
-    """Add ``--fail-under-metric``, ``--fail-under-cases`` and ``--trials-rule``."""
-    for option in reversed((
-        click.option("--fail-under-metric", "fail_under_metric", multiple=True,
-                     metavar="NAME=X",
-                     help="Also gate on one metric or check alone: its pass rate must reach X "
-                          "(0-1). Repeatable; wins over [gates] in openeval.toml."),
-        click.option("--fail-under-cases", type=click.FloatRange(0.0, 1.0),
-                     help="Pass the gate when the share of cases that passed is at least this "
-                          "(0-1), even if some failed. An errored case still fails it."),
-        click.option("--trials-rule", metavar="RULE",
-                     help="How a case with several trials passes: all (default), majority, or "
-                          "pass_at_k=K. Wins over [trials] rule in openeval.toml."),
-    )):
-        function = option(function)
-    return function
+read_limits = grouped(
+    "load", load_options,
+    click.option("--agent-spec", metavar="MODULE:ATTR",
+                 help="The current agent, to compute Fixtura drift verdicts."),
+    click.option("--max-decompressed-bytes", type=click.IntRange(min=1),
+                 help="Largest decompressed size accepted from a compressed trace."),
+    click.option("--max-line-bytes", type=click.IntRange(min=1),
+                 help="Longest line accepted in a JSON Lines trace."),
+)
+"""``--agent-spec``, ``--max-decompressed-bytes``, ``--max-line-bytes``: the command receives
+``load``, one LoadOptions."""
 
+
+# -- what a command writes -----------------------------------------------------------------
+
+
+def output_dir(what: str) -> Flag[Any]:
+    """``--output-dir DIR`` (alias ``--output``): the folder the command writes ``what`` into;
+    the command receives ``output_dir``."""
+    return click.option("--output-dir", "--output", "output_dir",
+                        type=click.Path(path_type=Path), metavar="DIR",
+                        help=f"Write {what} into this folder.")
+
+
+def output_file(what: str, *, required: bool = False, short: bool = False) -> Flag[Any]:
+    """``--output-file FILE`` (alias ``--output``, and ``-o`` where the command had it): the
+    file the command writes ``what`` into; the command receives ``output_path``."""
+    names = ("--output-file", "--output", *(("-o",) if short else ()))
+    return click.option(*names, "output_path", type=click.Path(path_type=Path),
+                        metavar="FILE", required=required, help=what)
+
+
+quiet = click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
+"""``--quiet`` / ``-q``: print only the summary line."""
+
+
+# -- gates and baselines -------------------------------------------------------------------
+
+GATE_HELP = ("Also gate on one metric or check alone: its pass rate must reach X (0-1). "
+             "Repeatable.")
+
+
+def _gate_rules(fail_under_metric: tuple[str, ...], fail_under_check: tuple[str, ...]
+                ) -> list[GateRule]:
+    from openeval.results.gates import GATE_FLAG, GATE_FLAG_ALIASES, parse_gate_values
+
+    given = [(GATE_FLAG, value) for value in fail_under_metric]
+    given += [(GATE_FLAG_ALIASES[0], value) for value in fail_under_check]
+    return parse_gate_values(given)
+
+
+def gate_flags(more_help: str = "") -> Flag[Any]:
+    """``--fail-under-metric NAME=X`` (repeatable; ``--fail-under-check`` is a hidden alias):
+    the command receives ``gates``, a list of GateRule keeping the spelling typed."""
+    return grouped(
+        "gates", _gate_rules,
+        click.option("--fail-under-metric", "fail_under_metric", multiple=True,
+                     metavar="NAME=X", help=f"{GATE_HELP} {more_help}".strip()),
+        click.option("--fail-under-check", "fail_under_check", multiple=True,
+                     metavar="NAME=X", hidden=True),
+    )
+
+
+fail_under_cases = click.option(
+    "--fail-under-cases", type=click.FloatRange(0.0, 1.0),
+    help="Pass the gate when the share of cases that passed is at least this (0-1), even if "
+         "some failed. An errored case still fails it.")
+"""``--fail-under-cases X``: the case pass-rate floor."""
+
+trials_rule = click.option(
+    "--trials-rule", metavar="RULE",
+    help="How a case with several trials passes: all (default), majority, or pass_at_k=K. "
+         "Wins over [trials] rule in openeval.toml.")
+"""``--trials-rule RULE``: how a case with trials passes."""
 
 tolerance = click.option(
     "--tolerance", type=click.FloatRange(0.0, 1.0), default=0.05, show_default=True,
@@ -79,18 +169,34 @@ allow_regressions = click.option(
 """``--allow-regressions``: a baseline comparison only reports."""
 
 
-def baseline_options(function: _F) -> _F:
-    """Add ``--baseline``, ``--baseline-report``, ``--tolerance`` and ``--allow-regressions``."""
-    for option in reversed((
-        click.option("--baseline", "baseline_dir", type=click.Path(path_type=Path),
-                     help="Results folder of an earlier run (e.g. main's): after the summary, "
-                          "say what got worse, and fail when anything did."),
-        click.option("--baseline-report", "baseline_reports", multiple=True,
-                     metavar="FORMAT[=PATH]",
-                     help="Also render the comparison with --baseline in FORMAT (markdown, "
-                          "json, github), into PATH or onto stdout. Repeatable."),
-        tolerance,
-        allow_regressions,
-    )):
-        function = option(function)
-    return function
+@dataclass(frozen=True)
+class Baseline:
+    """What the baseline flags ask for."""
+
+    folder: Path | None
+    """``--baseline DIR``; None: no comparison."""
+    reports: tuple[str, ...]
+    """The ``--baseline-report FORMAT[=PATH]`` values, as given."""
+    tolerance: float
+    allow_regressions: bool
+
+
+def _baseline(baseline_dir: Path | None, baseline_reports: tuple[str, ...], tolerance: float,
+              allow_regressions: bool) -> Baseline:
+    return Baseline(baseline_dir, baseline_reports, tolerance, allow_regressions)
+
+
+baseline_options = grouped(
+    "baseline", _baseline,
+    click.option("--baseline", "baseline_dir", type=click.Path(path_type=Path),
+                 help="Results folder of an earlier run (e.g. main's): after the summary, "
+                      "say what got worse, and fail when anything did."),
+    click.option("--baseline-report", "baseline_reports", multiple=True,
+                 metavar="FORMAT[=PATH]",
+                 help="Also render the comparison with --baseline in FORMAT (markdown, "
+                      "json, github), into PATH or onto stdout. Repeatable."),
+    tolerance,
+    allow_regressions,
+)
+"""``--baseline``, ``--baseline-report``, ``--tolerance``, ``--allow-regressions``: the
+command receives ``baseline``, one :class:`Baseline`."""

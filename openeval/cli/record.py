@@ -14,8 +14,8 @@ from typing import IO
 
 import click
 
-from openeval.cli._common import fail, one_line
-from openeval.cli.exit_codes import EXIT_OK, EXIT_USAGE
+from openeval.cli._common import command, one_line
+from openeval.cli.exit_codes import EXIT_OK
 from openeval.errors import OpenEvalError
 
 
@@ -32,7 +32,7 @@ def _address(text: str, allow_remote: bool) -> tuple[str, int]:
     return host, int(port)
 
 
-@click.command()
+@command()
 @click.option("--listen", default="127.0.0.1:4318", show_default=True,
               help="HOST:PORT to listen on (port 0: any free port, printed at start).")
 @click.option("--output", "output_dir", type=click.Path(path_type=Path), default=None,
@@ -53,18 +53,16 @@ def record(listen: str, output_dir: Path | None, jsonl_path: Path | None,
     from openeval.record.receiver import Recorder, Written, make_server, tick_until
 
     if output_dir is None and jsonl_path is None:
-        fail(OpenEvalError("say where to write: --output DIR and/or --jsonl FILE"), EXIT_USAGE)
+        raise OpenEvalError("say where to write: --output DIR and/or --jsonl FILE")
+    host, port = _address(listen, allow_remote)
     jsonl: IO[bytes] | None = None
     try:
-        host, port = _address(listen, allow_remote)
         if output_dir is not None:
             output_dir.mkdir(parents=True, exist_ok=True)
         if jsonl_path is not None:
             jsonl = jsonl_path.open("ab")
-    except OpenEvalError as exc:
-        fail(exc, EXIT_USAGE)
     except OSError as exc:
-        fail(OpenEvalError(f"cannot write: {exc.strerror}", source=exc.filename), EXIT_USAGE)
+        raise OpenEvalError(f"cannot write: {exc.strerror}", source=exc.filename) from None
 
     def written(event: Written) -> None:
         where = event.file if event.file is not None else jsonl_path
@@ -77,10 +75,7 @@ def record(listen: str, output_dir: Path | None, jsonl_path: Path | None,
 
     recorder = Recorder(output=output_dir, jsonl=jsonl, settle_seconds=settle_seconds,
                         max_body_bytes=max_body_bytes, on_written=written)
-    try:
-        server = make_server(host, port, recorder, refused)
-    except OpenEvalError as exc:
-        fail(exc, EXIT_USAGE)
+    server = make_server(host, port, recorder, refused)
     bound_host, bound_port = str(server.server_address[0]), int(server.server_address[1])
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
 

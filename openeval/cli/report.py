@@ -6,19 +6,18 @@ from pathlib import Path
 
 import click
 
-from openeval.cli._common import fail, write_text
-from openeval.cli.exit_codes import EXIT_FAIL, EXIT_USAGE
-from openeval.errors import OpenEvalError, ResultFileError
+from openeval.cli import options
+from openeval.cli._common import command, write_text
+from openeval.errors import ResultFileError
 
 
-@click.command()
+@command(failing=(ResultFileError,))
 @click.option("--input", "input_dir", required=True, type=click.Path(path_type=Path),
-              help="Folder written by `openeval run --output`.")
-@click.option("--format", "report_format", default="markdown", show_default=True,
-              metavar="NAME", help="Report format: markdown, json, junit, github, or any "
-              "registered one.")
-@click.option("--output", "output_path", type=click.Path(path_type=Path),
-              help="Write the report to this file instead of stdout.")
+              help="Folder written by `openeval run --output-dir`.")
+@click.option("--report-format", "--format", "report_format", default="markdown",
+              show_default=True, metavar="NAME", help="Report format: markdown, json, junit, "
+              "github, or any registered one.")
+@options.output_file("Write the report to this file instead of stdout.")
 def report(input_dir: Path, report_format: str, output_path: Path | None) -> None:
     """Render the results in --input as a report.
 
@@ -28,19 +27,10 @@ def report(input_dir: Path, report_format: str, output_path: Path | None) -> Non
     from openeval.report import get_reporter
     from openeval.results.files import read_results
 
-    try:
-        reporter = get_reporter(report_format)
-    except OpenEvalError as exc:
-        fail(exc, EXIT_USAGE)
-    try:
-        suite = read_results(input_dir)
-    except ResultFileError as exc:
-        fail(exc, EXIT_FAIL)
+    reporter = get_reporter(report_format)
+    suite = read_results(input_dir)
     text = reporter.render(suite)
     if output_path is None:
         click.echo(text, nl=False)
         return
-    try:
-        write_text(output_path, text)
-    except OpenEvalError as exc:
-        fail(exc, EXIT_USAGE)
+    write_text(output_path, text)

@@ -24,16 +24,16 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from openeval.cli import options
-from openeval.cli._common import fail, one_line
-from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_SIGNAL_BASE, EXIT_USAGE
-from openeval.errors import OpenEvalError, RunAborted, SuiteError
+from openeval.cli._common import command, one_line
+from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_SIGNAL_BASE
+from openeval.errors import RunAborted, SuiteError
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
     from openeval.report.diff import DiffFormat
     from openeval.results.diff import ResultDiff
+    from openeval.results.gates import GateRule
     from openeval.results.records import SuiteResult
-    from openeval.runner import Gate
 
 
 def parse_metric_names(value: str | None) -> list[str] | None:
@@ -63,67 +63,94 @@ def parse_reports(values: tuple[str, ...]) -> list[tuple[str, Path | None]]:
     return reports
 
 
-@click.command()
-@click.option("--trace", "trace_path", type=click.Path(path_type=Path),
-              help="Trace file of a single case (any supported format).")
-@click.option("--testcase", "testcase_path", type=click.Path(path_type=Path),
-              help="Test case file of a single case.")
-@click.option("--suite", "suite_dir", type=click.Path(path_type=Path),
-              help="Folder of cases to run (case folders, or testcases/ + traces/).")
-@click.option("--output", "output_dir", type=click.Path(path_type=Path),
-              help="Write one result file per case and summary.json into this folder.")
+@dataclass(frozen=True)
+class _Target:
+    """What to score: one case (a test case, maybe its trace) or a suite folder."""
+
+    trace_path: Path | None
+    testcase_path: Path | None
+    suite_dir: Path | None
+
+
+def _target(trace_path: Path | None, testcase_path: Path | None, suite_dir: Path | None
+            ) -> _Target:
+    if suite_dir is not None and (trace_path is not None or testcase_path is not None):
+        raise click.UsageError("give either --suite, or --trace with --testcase, not both")
+    if suite_dir is None and testcase_path is None:
+        raise click.UsageError("give --suite DIR, or --trace FILE with --testcase FILE")
+    return _Target(trace_path, testcase_path, suite_dir)
+
+
+def _reports(report_options: tuple[str, ...], junit_path: Path | None, html_path: Path | None
+             ) -> list[tuple[str, Path | None]]:
+    reports = parse_reports(report_options)
+    if junit_path is not None:
+        reports.append(("junit", junit_path))
+    if html_path is not None:
+        reports.append(("html", html_path))
+    return reports
+
+
+@command()
+@options.grouped(
+    "target", _target,
+    click.option("--trace", "trace_path", type=click.Path(path_type=Path),
+                 help="Trace file of a single case (any supported format)."),
+    click.option("--testcase", "testcase_path", type=click.Path(path_type=Path),
+                 help="Test case file of a single case."),
+    click.option("--suite", "suite_dir", type=click.Path(path_type=Path),
+                 help="Folder of cases to run (case folders, or testcases/ + traces/)."),
+)
+@options.output_dir("one result file per case and summary.json")
 @click.option("--fail-under", type=click.FloatRange(0.0, 1.0),
               help="Pass the gate when the pass rate is at least this (0-1), even if some "
                    "metrics failed. An errored case still fails it.")
-@click.option("--metrics", "metrics_option", metavar="A,B",
+@click.option("--metrics", "metric_names", metavar="A,B",
               help="Run only these metrics (comma-separated names).")
 @options.trace_format
 @options.read_limits
-@click.option("--report", "report_options", multiple=True, metavar="FORMAT[=PATH]",
-              help="Also render the results in FORMAT (markdown, json, junit, github, html, ...), "
-                   "into PATH or onto stdout after the summary. Repeatable.")
-@click.option("--junit", "junit_path", type=click.Path(path_type=Path),
-              help="Also write a JUnit XML report to this file (same as --report junit=FILE).")
+@options.grouped(
+    "reports", _reports,
+    click.option("--report", "report_options", multiple=True, metavar="FORMAT[=PATH]",
+                 help="Also render the results in FORMAT (markdown, json, junit, github, "
+                      "html, ...), into PATH or onto stdout after the summary. Repeatable."),
+    click.option("--junit", "junit_path", type=click.Path(path_type=Path),
+                 help="Also write a JUnit XML report to this file (same as --report "
+                      "junit=FILE)."),
+    click.option("--html", "html_path", type=click.Path(path_type=Path),
+                 help="Also write the HTML report to this file (same as --report html=FILE). "
+                      "Keeps each trace's first steps in the results, as --keep-steps does."),
+)
 @click.option("--allow-outside-suite", is_flag=True,
               help="Read traces outside the suite folder too. Off by default: in a pull "
                    "request the test cases are the author's, and a 'trace' key or a link must "
                    "not reach other files on the runner.")
-@click.option("--html", "html_path", type=click.Path(path_type=Path),
-              help="Also write the HTML report to this file (same as --report html=FILE). "
-                   "Keeps each trace's first steps in the results, as --keep-steps does.")
 @click.option("--keep-steps", is_flag=True,
               help="Keep a bounded excerpt of each trace (its first 200 steps, final and "
                    "expected output) in the results, for the HTML report's step timeline and "
                    "output diff. On whenever an HTML report is written.")
-@options.gate_options
+@options.gate_flags("Wins over [gates] in openeval.toml.")
+@options.fail_under_cases
+@options.trials_rule
 @options.baseline_options
 @click.option("--workers", type=click.IntRange(min=1), metavar="N",
               help="Score a suite in N worker processes (default: one per CPU, up to 8, for "
                    "suites of 500 cases or more; else 1).")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
+@options.quiet
 def run(
-    trace_path: Path | None,
-    testcase_path: Path | None,
-    suite_dir: Path | None,
+    target: _Target,
     output_dir: Path | None,
     fail_under: float | None,
-    metrics_option: str | None,
+    metric_names: str | None,
     trace_format: str | None,
-    agent_spec: str | None,
-    max_decompressed_bytes: int | None,
-    max_line_bytes: int | None,
-    report_options: tuple[str, ...],
-    junit_path: Path | None,
+    load: LoadOptions,
+    reports: list[tuple[str, Path | None]],
     allow_outside_suite: bool,
-    html_path: Path | None,
     keep_steps: bool,
-    fail_under_metric: tuple[str, ...],
+    gates: list[GateRule],
     fail_under_cases: float | None,
     trials_rule: str | None,
-    baseline_dir: Path | None,
-    baseline_reports: tuple[str, ...],
-    tolerance: float,
-    allow_regressions: bool,
+    baseline: options.Baseline,
     workers: int | None,
     quiet: bool,
 ) -> None:
@@ -135,32 +162,21 @@ def run(
     unreadable baseline, an output folder another run is writing, or (single case) a file that
     cannot be read; 130 or 143 when stopped by SIGINT or SIGTERM.
     """
-    if suite_dir is not None and (trace_path is not None or testcase_path is not None):
-        raise click.UsageError("give either --suite, or --trace with --testcase, not both")
-    if suite_dir is None and testcase_path is None:
-        raise click.UsageError("give --suite DIR, or --trace FILE with --testcase FILE")
-    load = options.load_options(agent_spec, max_decompressed_bytes, max_line_bytes)
     with ExitStack() as held:
         held.enter_context(_signals_stop_the_run())
         try:
-            from openeval.cli.gates import parse_diff_reports, parse_gates, read_baseline
+            from openeval.cli.gates import parse_diff_reports, read_baseline
             from openeval.runner import check_trials_rule
 
-            metric_names = parse_metric_names(metrics_option)
-            gates = parse_gates(fail_under_metric)
+            metrics = parse_metric_names(metric_names)
             check_trials_rule(trials_rule)
-            if suite_dir is None and trials_rule is not None:
+            if target.suite_dir is None and trials_rule is not None:
                 raise SuiteError("--trials-rule applies to cases with trials, found in a --suite")
-            diff_reports = parse_diff_reports(baseline_reports)
-            if diff_reports and baseline_dir is None:
+            diff_reports = parse_diff_reports(baseline.reports)
+            if diff_reports and baseline.folder is None:
                 raise SuiteError("--baseline-report needs --baseline DIR to compare with")
             # Read before any case is scored: a bad baseline stops the run at once.
-            baseline = read_baseline(baseline_dir) if baseline_dir is not None else None
-            reports = parse_reports(report_options)
-            if junit_path is not None:
-                reports.append(("junit", junit_path))
-            if html_path is not None:
-                reports.append(("html", html_path))
+            earlier = read_baseline(baseline.folder) if baseline.folder is not None else None
             if trace_format is not None:
                 from openeval.adapters.registry import get_adapter
 
@@ -175,31 +191,29 @@ def run(
             floors = _Floors(fail_under, fail_under_cases, tuple(gates))
             # The HTML case view draws the step timeline and the output diff from the excerpt.
             keep = keep_steps or any(name == "html" for name, _ in reports)
-            if suite_dir is not None:
+            if target.suite_dir is not None:
                 suite = _run_suite(
-                    suite_dir, metric_names, trace_format, load, floors, quiet,
+                    target.suite_dir, metrics, trace_format, load, floors, quiet,
                     allow_outside_suite, trials_rule, workers, keep,
                 )
             else:
-                assert testcase_path is not None  # checked above; narrows the type for mypy
+                assert target.testcase_path is not None  # _target checked it
                 suite = _run_single(
-                    testcase_path, trace_path, metric_names, trace_format, load, floors, quiet,
-                    allow_outside_suite, keep,
+                    target.testcase_path, target.trace_path, metrics, trace_format, load,
+                    floors, quiet, allow_outside_suite, keep,
                 )
             _write_outputs(suite, output_dir, reports)
             diff = None
-            if baseline is not None and baseline_dir is not None:
+            if earlier is not None and baseline.folder is not None:
                 diff = _compare_with_baseline(
-                    baseline, suite, baseline_dir, output_dir, diff_reports, tolerance,
-                    allow_regressions, quiet,
+                    earlier, suite, baseline.folder, output_dir, diff_reports,
+                    baseline.tolerance, baseline.allow_regressions, quiet,
                 )
         except RunAborted as exc:
-            fail(RunAborted(_no_verdict(exc.message, output_dir)), EXIT_FAIL)
-        except OpenEvalError as exc:
-            fail(exc, EXIT_USAGE)
+            raise RunAborted(_no_verdict(exc.message, output_dir)) from None
         except KeyboardInterrupt as exc:
             _stopped(exc, output_dir)
-    regressed = diff is not None and bool(diff.regressions) and not allow_regressions
+    regressed = diff is not None and bool(diff.regressions) and not baseline.allow_regressions
     raise SystemExit(EXIT_OK if suite.gate_passed and not regressed else EXIT_FAIL)
 
 
@@ -261,7 +275,7 @@ class _Floors:
 
     fail_under: float | None
     fail_under_cases: float | None
-    gates: tuple[Gate, ...]
+    gates: tuple[GateRule, ...]
 
 
 def _compare_with_baseline(

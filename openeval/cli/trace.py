@@ -13,13 +13,12 @@ import difflib
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
 from openeval.cli import options
-from openeval.cli._common import fail, write_bytes
-from openeval.cli.exit_codes import EXIT_USAGE
+from openeval.cli._common import command, write_bytes
 from openeval.errors import OpenEvalError
 from openeval.printable import printable
 
@@ -35,31 +34,16 @@ COLUMNS = ("step", "type", "tool/model", "args/content", "result", "flags")
 _WIDTHS = {"args/content": 48, "result": 32, "tool/model": 28}
 
 
-def _fail(error: OpenEvalError) -> NoReturn:
-    fail(error, EXIT_USAGE)
-
-
 def _load(trace_path: Path, trace_format: str | None) -> AgentTrace:
     from openeval.adapters import load_trace
 
-    try:
-        return load_trace(trace_path, trace_format)
-    except OpenEvalError as error:
-        _fail(error)
+    return load_trace(trace_path, trace_format)
 
 
-def _write(path: Path, data: bytes) -> None:
-    try:
-        write_bytes(path, data)
-    except OpenEvalError as exc:
-        _fail(exc)
-
-
-@click.command()
+@command()
 @_trace_argument
 @_format_option
-@click.option("-o", "--output", "output_path", type=click.Path(path_type=Path),
-              help="Write the JSON to this file instead of stdout.")
+@options.output_file("Write the JSON to this file instead of stdout.", short=True)
 def convert(trace_path: Path, trace_format: str | None, output_path: Path | None) -> None:
     """Write TRACE as OpenEval trace JSON (sorted keys, same bytes every time).
 
@@ -71,7 +55,7 @@ def convert(trace_path: Path, trace_format: str | None, output_path: Path | None
     if output_path is None:
         click.echo(data, nl=False)
     else:
-        _write(output_path, data)
+        write_bytes(output_path, data)
 
 
 def _one_line(text: str, width: int | None) -> str:
@@ -204,7 +188,7 @@ def _steps_document(trace: AgentTrace, alignment: CaseAlignment | None) -> dict[
     return document
 
 
-@click.command()
+@command()
 @_trace_argument
 @_format_option
 @click.option("--wide", is_flag=True,
@@ -228,10 +212,7 @@ def inspect(
     if testcase_path is not None:
         from openeval.cli.alignment import case_alignment
 
-        try:
-            alignment = case_alignment(trace, testcase_path)
-        except OpenEvalError as error:
-            _fail(error)
+        alignment = case_alignment(trace, testcase_path)
     if as_json:
         from openeval.jsonio import dump_json
 
@@ -251,11 +232,11 @@ def inspect(
 _MODES_HELP = "strict, in_order, unordered, superset or subset"
 
 
-@click.command()
+@command()
 @_trace_argument
 @_format_option
-@click.option("-o", "--output", "output_path", type=click.Path(path_type=Path), required=True,
-              help="Test case file to write (e.g. testcase.json).")
+@options.output_file("Test case file to write (e.g. testcase.json).", required=True,
+                     short=True)
 @click.option("--task-id", help="Task id of the test case (default: the trace's).")
 @click.option("--mode", metavar="MODE",
               help=f"Also write a trajectory block with this mode: {_MODES_HELP}.")
@@ -294,20 +275,20 @@ def snapshot(
     if mode is not None and mode not in TRAJECTORY_MODES:
         close = difflib.get_close_matches(mode, TRAJECTORY_MODES, n=1)
         hint = f' (did you mean "{close[0]}"?)' if close else ""
-        _fail(OpenEvalError(
-            f"--mode: {short_json(mode)} is not one of {', '.join(TRAJECTORY_MODES)}{hint}"))
+        raise OpenEvalError(
+            f"--mode: {short_json(mode)} is not one of {', '.join(TRAJECTORY_MODES)}{hint}")
     if any(not glob for glob in ignore_args):
-        _fail(OpenEvalError("--ignore-args: an empty glob; expected an argument path such as "
-                            "'*_id' or 'request.*'"))
+        raise OpenEvalError("--ignore-args: an empty glob; expected an argument path such as "
+                            "'*_id' or 'request.*'")
     if output_path.exists() and not force:
-        _fail(OpenEvalError("already exists; use --force to overwrite", source=output_path))
+        raise OpenEvalError("already exists; use --force to overwrite", source=output_path)
     trace = _load(trace_path, trace_format)
     found = Generalised()
     case = draft_test_case(
         trace, task_id=task_id, trace_ref=trace_reference(trace_path, output_path),
         mode=mode, ignore_args=ignore_args, exact=exact, found=found,
     )
-    _write(output_path, dump_json(case_document(case)))
+    write_bytes(output_path, dump_json(case_document(case)))
     calls = len(case.expected_tool_calls)
     trajectory = f", trajectory {case.trajectory['mode']}" if case.trajectory else ""
     click.echo(

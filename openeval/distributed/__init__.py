@@ -1,8 +1,5 @@
-"""Scoring production traces on an existing distributed engine, past what one machine does.
+"""Old home of the Ray engine of ``openeval score``, kept as an import path.
 
-:mod:`openeval.distributed.ray` runs ``openeval score`` on Ray Data (``openeval-core[ray]``).
-Every engine here calls the same pure functions as the local path
-(:func:`openeval.production.read_blob_records`, :func:`openeval.production.score_record`), so
-its rows are the local rows, byte for byte (proposals/0081-distributed-scoring.md). Importing
-this package loads no engine.
+The engine lives with the pipeline that uses it, in :mod:`openeval.production.engines.ray`;
+``openeval.distributed.ray`` is that same module. Importing this package loads no engine.
 """

@@ -1,13 +1,11 @@
-"""Engines: where the cases of a run are scored (this process, a process pool, later Ray).
+"""The engines of ``openeval run``, under their old import path.
 
-Every engine takes the same picklable :class:`~openeval.suite.evaluate.RunPlan` and the
-discovered cases, and yields one :class:`~openeval.results.records.CaseResult` per case in
-suite order; which engine ran never changes a byte of the results.
+They live with the pipeline that uses them, in :mod:`openeval.suite.engines`; this package
+re-exports them so code written against ``openeval.engines`` keeps working.
 """
 
 from __future__ import annotations
 
-from openeval.engines.base import Engine
-from openeval.engines.local import ProcessPoolEngine, SerialEngine, default_engine
+from openeval.suite.engines import Engine, ProcessPoolEngine, SerialEngine, default_engine
 
 __all__ = ["Engine", "ProcessPoolEngine", "SerialEngine", "default_engine"]

@@ -1,52 +1,7 @@
-"""The local engine of ``openeval score``: files read one after the other, rows streamed.
-
-Memory holds one line (or, for OTel/LangSmith files, the traces still open and a line
-number per trace of the file) plus the summary, whatever the number of traces. With a
-sample, a first pass reads every trace to find the cut (:mod:`.sample`), the second scores.
-"""
+"""Old import path of :mod:`openeval.production.engines.local`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from openeval.production.engines.local import local_records, local_rows, sample_threshold
 
-from openeval.production.records import TraceRecord, Unreadable, read_records
-from openeval.production.rows import score_record
-from openeval.production.sample import BottomK, sample_key
-
-if TYPE_CHECKING:
-    from openeval.adapters.base import LoadOptions
-    from openeval.production.plan import ScorePlan
-
-
-def sample_threshold(items: Iterable[TraceRecord | Unreadable], k: int) -> int | None:
-    """Return the cut of a bottom-``k`` sample of the traces in ``items`` (None: keep all)."""
-    bottom = BottomK(k)
-    for item in items:
-        if isinstance(item, TraceRecord):
-            bottom.add(sample_key(item.trace_id))
-    return bottom.threshold()
-
-
-def local_records(
-    files: Sequence[Path], *, trace_format: str | None = None,
-    options: LoadOptions | None = None,
-) -> Iterator[TraceRecord | Unreadable]:
-    """Yield the records of ``files`` in order."""
-    for file in files:
-        yield from read_records(file, trace_format=trace_format, options=options)
-
-
-def local_rows(
-    files: Sequence[Path], plan: ScorePlan, *, sample: int | None = None,
-    trace_format: str | None = None, options: LoadOptions | None = None,
-) -> Iterator[dict[str, Any]]:
-    """Yield one row per record of ``files``, in order, scored by ``plan`` (the ``sample``
-    traces with the smallest keys only, when given)."""
-    threshold = None
-    if sample is not None:
-        threshold = sample_threshold(
-            local_records(files, trace_format=trace_format, options=options), sample)
-    for item in local_records(files, trace_format=trace_format, options=options):
-        yield score_record(item, plan, sample_threshold=threshold)
+__all__ = ["local_records", "local_rows", "sample_threshold"]

@@ -77,6 +77,21 @@ def plan_of(
     return ScorePlan(case=plan, source=None if source is None else str(source))
 
 
+Checks = ScorePlan | str | Path | Sequence[Mapping[str, Any]] | None
+"""What a caller may give as the checks of a run: a compiled plan, a checks file, the check
+entries themselves, or None for :data:`DEFAULT_CHECKS`."""
+
+
+def as_plan(checks: Checks) -> ScorePlan:
+    """Return the plan ``checks`` stands for (see :data:`Checks`); raise TestCaseError as
+    :func:`load_checks` and :func:`plan_of` do."""
+    if isinstance(checks, ScorePlan):
+        return checks
+    if checks is None or isinstance(checks, (str, Path)):
+        return load_checks(None if checks is None else Path(checks))
+    return plan_of(checks)
+
+
 def load_checks(path: Path | None) -> ScorePlan:
     """Return the plan of the checks file ``path`` (TOML or JSON); None: the default checks.
 

@@ -89,6 +89,13 @@ class Gate:
     line: float
     passed: bool
 
+    @classmethod
+    def judge(cls, name: str, line: float, tally: Tally | None) -> Gate:
+        """Return the gate on ``name`` at ``line`` over its ``tally`` (None: never judged);
+        the one rule of ``run`` and ``score``: a name with no judged result fails."""
+        figure = None if tally is None else tally.pass_rate
+        return cls(name, figure, line, figure is not None and figure >= line)
+
     @property
     def reason(self) -> str:
         """One phrase saying how the figure compares with the line."""
@@ -226,9 +233,7 @@ class Summary:
 
 
 def _metric_gate(name: str, line: float, per_check: dict[str, Tally]) -> Gate:
-    tally = per_check.get(name)
-    figure = None if tally is None else tally.pass_rate
-    return Gate(name, figure, line, figure is not None and figure >= line)
+    return Gate.judge(name, line, per_check.get(name))
 
 
 def _gate(

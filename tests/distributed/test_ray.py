@@ -41,6 +41,7 @@ from openeval.errors import MissingDependencyError, OpenEvalError  # noqa: E402
 from openeval.production import ScoreSummary, expand_inputs, load_checks, row_line  # noqa: E402
 from openeval.production.engine import local_rows  # noqa: E402
 from openeval.production.plan import plan_of  # noqa: E402
+from openeval.production.records import Unreadable  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray")  # Ray's own settings
 
@@ -238,6 +239,18 @@ def test_ray_rows_are_the_local_rows_in_the_local_order(
     assert {"passed", "failed", "unreadable"} <= {row["status"] for row in local}
     assert len(local) >= 2200
     assert local[0]["file"] == f"{corpus.name}/a-native.jsonl"
+
+
+def test_a_folder_that_could_not_be_listed_is_the_local_row(cluster: str, corpus: Path) -> None:
+    files = [corpus / "a-native.jsonl",
+             Unreadable(f"{corpus.name}/locked", 0, "cannot list this folder: Permission denied"),
+             corpus / "f-broken.jsonl"]
+    plan = load_checks(None)
+    for sample in (None, 3):
+        rows = list(score_rows(files, plan, sample=sample))
+        assert _lines(rows) == _lines(list(local_rows(files, plan, sample=sample)))
+        assert {"file": f"{corpus.name}/locked", "line": 0, "status": "unreadable",
+                "message": "cannot list this folder: Permission denied"} in rows
 
 
 @pytest.mark.parametrize("sample", [1, 150, 5000], ids=["one", "some", "more-than-there-are"])

@@ -1,0 +1,92 @@
+"""``openeval score`` as one call: inputs, checks and gates in; result files, summary and
+verdict out.
+
+:func:`score_to_folder` is what the command runs, step for step, so a Python caller writes
+exactly the command's ``results.jsonl`` and ``summary.json`` and gets its verdict; the command
+adds only its flags, its progress bar and its printing (proposals/0090-pipeline-layout.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from openeval.production.engines import DEFAULT_ENGINE, get_engine
+from openeval.production.gate import ScoreVerdict, check_gate_names, score_verdict
+from openeval.production.inputs import score_inputs
+from openeval.production.output import (
+    RESULTS_NAME,
+    Progress,
+    check_results_name,
+    write_score_output,
+)
+from openeval.production.plan import Checks, ScorePlan, as_plan
+from openeval.production.summary import ScoreSummary
+from openeval.results.gates import GateRule
+
+if TYPE_CHECKING:
+    from openeval.adapters.base import LoadOptions
+
+
+@dataclass(frozen=True)
+class ScoreOutcome:
+    """What a score run found: the plan it ran, its counts and its verdict."""
+
+    plan: ScorePlan
+    summary: ScoreSummary
+    verdict: ScoreVerdict
+
+    @property
+    def passed(self) -> bool:
+        """Whether the run passed its gate (the command's exit 0)."""
+        return self.verdict.passed
+
+
+def score_to_folder(
+    inputs: Sequence[str | Path],
+    *,
+    checks: Checks = None,
+    output: str | Path | None = None,
+    results_name: str = RESULTS_NAME,
+    gates: Sequence[GateRule | tuple[str, float, str]] = (),
+    sample: int | None = None,
+    engine: str = DEFAULT_ENGINE,
+    address: str | None = None,
+    trace_format: str | None = None,
+    options: LoadOptions | None = None,
+    progress: Progress | None = None,
+) -> ScoreOutcome:
+    """Score every trace of ``inputs`` (files, folders, globs) with ``checks`` and, when
+    ``output`` is given, write ``results.jsonl`` (or ``results_name``) and ``summary.json``
+    there, byte for byte what ``openeval score`` writes for the same arguments.
+
+    ``checks``: a checks file, the check entries, a compiled :class:`ScorePlan`, or None for
+    the default checks. ``gates``: per-check gates (:class:`~openeval.results.gates.GateRule`,
+    or ``(name, line, where given)``), as ``--fail-under-metric NAME=X`` gives them. ``sample``
+    scores only the traces with the smallest hashes of their ids; ``engine`` names a
+    registered engine (``local``, ``ray``), ``address`` its cluster. ``progress`` is called
+    with the number of rows done.
+
+    Raises OpenEvalError (before any trace is read) for checks that configure nothing, a gate
+    on a check the plan does not run, an unknown trace format or engine, a results name that
+    is not a plain file name, or inputs that name nothing; and while scoring, for an output
+    folder that cannot be written or a failed engine.
+    """
+    rules = [GateRule(*gate) for gate in gates]
+    plan = as_plan(checks)
+    check_gate_names(rules, plan)
+    if trace_format is not None:
+        from openeval.adapters.registry import get_adapter
+
+        get_adapter(trace_format)
+    check_results_name(results_name)
+    run = get_engine(engine)
+    files = score_inputs(list(inputs))
+    rows = run(files, plan, address=address, sample=sample, trace_format=trace_format,
+               options=options)
+    summary = write_score_output(
+        rows, None if output is None else Path(output), results_name=results_name,
+        progress=progress)
+    return ScoreOutcome(plan=plan, summary=summary, verdict=score_verdict(summary, rules))
