@@ -19,6 +19,8 @@ register_profiles()
 
 HEAVY_MARKERS = ("ray", "browser", "slow")
 """Markers the default run leaves out and ``.ci/run`` runs."""
+DEFAULT_SELECTION = "not ray and not browser and not slow"
+"""The ``-m`` expression of ``addopts`` in pyproject.toml."""
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
 
@@ -35,6 +37,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if terminalreporter.config.option.markexpr != DEFAULT_SELECTION:
+        return
     deselected = terminalreporter.stats.get("deselected", [])
     heavy = [item for item in deselected
              if any(item.get_closest_marker(name) for name in HEAVY_MARKERS)]

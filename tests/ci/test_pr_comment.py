@@ -1,0 +1,138 @@
+"""The pull-request comment's pieces: its marker, its body and where it goes.
+
+The comment step itself runs end to end against a stand-in for GitHub's API in
+tests/test_action.py; these tests pin what the body holds and what it never lets through.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from openeval.ci.pr_comment import (
+    MARKER_PREFIX,
+    MAX_CASES,
+    PullRequest,
+    comment_body,
+    enabled,
+    marker,
+    pull_request_of,
+    run_url,
+)
+from openeval.runner import run_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+SUMMARY = {"cases": 2, "passed_cases": 1, "failed_cases": 1, "errored_cases": 0,
+           "pass_rate": 0.5, "gate_passed": False, "gate_reason": "pass rate 50.0% under 100%"}
+
+
+@pytest.mark.parametrize("key", ["evals", "a --> b", "x-->\n<script>", "--", "a b"])
+def test_the_marker_is_one_html_comment_whatever_the_suite_is_called(key: str) -> None:
+    found = marker(key)
+    assert found.startswith(MARKER_PREFIX + " ") and found.endswith(" -->")
+    inner = found[len(MARKER_PREFIX) + 1:-len(" -->")]
+    assert inner and not any(ch in inner for ch in "-> \n")
+
+
+def test_two_suites_get_two_markers() -> None:
+    assert marker("evals/a") != marker("evals/b")
+
+
+def _diff(case_id: str, n: int = 1) -> dict[str, Any]:
+    return {"changes": [
+        {"case_id": f"{case_id}{i}", "kind": "regressed", "worse": True,
+         "base_status": "passed", "head_status": "failed", "checks_worse": ["x"]}
+        for i in range(n)]}
+
+
+def test_text_the_author_controls_renders_as_text() -> None:
+    hostile = "@everyone [click](https://evil.test) <img src=x> | col"
+    body = comment_body(key=hostile, step_code=1, summary=SUMMARY, diff=_diff(hostile))
+    # Inline, a code span; in the table, a code span whose pipe cannot open a cell.
+    assert f"Suite ` {hostile} `: 2 case(s)" in body
+    assert "| ` @everyone [click](https://evil.test) <img src=x> \\| col0 ` |" in body
+    rendered = body.split("\n", 1)[1]  # below the marker, a hidden comment
+    outside = rendered.replace(f"` {hostile} `", "").replace(
+        "` @everyone [click](https://evil.test) <img src=x> \\| col0 `", "")
+    assert "@everyone" not in outside and "evil.test" not in outside
+
+
+def test_the_list_of_cases_is_bounded() -> None:
+    body = comment_body(key="evals", step_code=1, summary=SUMMARY, diff=_diff("case-", 250))
+    rows = [line for line in body.splitlines() if line.startswith("| ` case-")]
+    assert len(rows) == MAX_CASES
+    assert f"… and {250 - MAX_CASES} more, listed in the job summary." in body
+    assert "**250** case(s) got worse than the baseline:" in body
+
+
+def test_without_a_baseline_the_cases_that_did_not_pass_are_listed() -> None:
+    head = run_suite(ROOT / "tests" / "data" / "report" / "suites" / "gate_fail")
+    failing = [c.case_id for c in head.cases if c.status == "failed"]
+    assert failing
+    body = comment_body(key="evals", step_code=1, summary=SUMMARY, head=head)
+    assert "Cases that did not pass (no baseline to compare with):" in body
+    for case_id in failing:
+        assert f"| ` {case_id} ` | ` failed ` |" in body
+
+
+def test_a_run_that_stopped_says_so() -> None:
+    body = comment_body(key="evals", step_code=2, summary=None)
+    assert "`openeval run` stopped (exit code 2) before writing results" in body
+    assert "### ❌ OpenEval: the gate failed" in body
+
+
+def _event(head: str | None, number: Any = 3) -> dict[str, Any]:
+    return {"pull_request": {"number": number,
+                             "head": {"repo": None if head is None else {"full_name": head}},
+                             "base": {"repo": {"full_name": "o/r"}}}}
+
+
+@pytest.mark.parametrize(
+    ("name", "event", "found"),
+    [
+        ("pull_request", _event("o/r"), PullRequest("o/r", 3)),
+        ("pull_request_target", _event("o/r"), PullRequest("o/r", 3)),
+        ("pull_request", _event("fork/r"), "a pull request from a fork"),
+        ("pull_request", _event(None), "a pull request from a fork"),  # the fork was deleted
+        ("pull_request", _event("o/r", number="3"), "the event names no pull request"),
+        ("pull_request", {}, "the event names no pull request"),
+        ("push", _event("o/r"), "not a pull request (event push)"),
+        ("", {}, "not a pull request (event unknown)"),
+    ],
+)
+def test_where_the_comment_goes(name: str, event: dict[str, Any], found: Any) -> None:
+    got = pull_request_of(name, event, "o/r")
+    if isinstance(found, PullRequest):
+        assert got == found
+    else:
+        assert isinstance(got, str) and got.startswith(found)
+
+
+@pytest.mark.parametrize(
+    ("env", "url"),
+    [
+        ({"GITHUB_SERVER_URL": "https://ghe.test", "GITHUB_REPOSITORY": "o/r",
+          "GITHUB_RUN_ID": "9"}, "https://ghe.test/o/r/actions/runs/9"),
+        ({"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "o/r",
+          "GITHUB_RUN_ID": "9", "GITHUB_RUN_ATTEMPT": "2"},
+         "https://github.com/o/r/actions/runs/9/attempts/2"),
+        ({"GITHUB_REPOSITORY": "o/r", "GITHUB_RUN_ID": "9"}, None),
+        ({"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "o/r",
+          "GITHUB_RUN_ID": "9)(x"}, None),
+    ],
+)
+def test_the_link_to_the_job_summary(env: dict[str, str], url: str | None) -> None:
+    assert run_url(env) == url
+
+
+@pytest.mark.parametrize(("value", "wanted"), [("true", True), ("True ", True),
+                                               ("false", False), ("", False)])
+def test_the_comment_input_is_a_bool(value: str, wanted: bool) -> None:
+    assert enabled(value) is wanted
+
+
+def test_any_other_comment_input_is_refused() -> None:
+    with pytest.raises(ValueError, match="the comment input must be true or false"):
+        enabled("yes")
