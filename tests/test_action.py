@@ -14,6 +14,7 @@ isolation; the dependencies come from the test venv through a ``.pth`` file).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -723,3 +724,27 @@ def test_only_the_comment_step_receives_the_token() -> None:
     assert holding == ["Comment on the pull request"]
     (comment,) = [step for step in steps if step["name"] == "Comment on the pull request"]
     assert comment["run"].strip() == "python -I -m openeval.ci.pr_comment"
+
+
+def _action_table() -> Any:
+    spec = importlib.util.spec_from_file_location("action_table", ROOT / ".ci" / "action_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_documents_every_input_and_output_as_action_yml_does() -> None:
+    table = _action_table()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert table.table_in(readme) == table.render(load_yaml(ACTION)), (
+        "README.md's table of the action's inputs and outputs is not action.yml's: run "
+        "`python .ci/action_table.py` to regenerate it")
+    rows = [line for line in table.table_in(readme).splitlines() if line.startswith("| in")]
+    assert len(rows) == len(load_yaml(ACTION)["inputs"])
+
+
+def test_the_action_is_ready_for_the_marketplace() -> None:
+    action = load_yaml(ACTION)
+    assert action["name"] and action["description"] and action["author"]
+    assert set(action["branding"]) == {"icon", "color"}
