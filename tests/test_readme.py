@@ -66,3 +66,17 @@ def test_ci_runs_what_the_readme_test_command_leaves_out() -> None:
             chosen = {_selection(default, set(marks), names), _selection(marked, set(marks), names)}
             assert chosen == {True, False}, f"tests marked {marks or 'nothing'}"
     assert "export OPENEVAL_TEST_PROFILE=ci" in script
+
+
+def test_no_install_command_fetches_the_old_build_from_the_registry() -> None:
+    """The registry's openeval-core is an older, unrelated 0.2.1 build and its openeval another
+    project: every install from the registry keeps a 1.0 floor, every uvx names the package."""
+    lines = [line for block in re.findall(r"```\w*\n(.*?)```", README, re.DOTALL)
+             for line in block.splitlines()]
+    installs = [line for line in lines if re.search(r"pip install|uvx|pipx", line)]
+    assert installs
+    for line in installs:
+        if "openeval-core" in line:
+            assert "@ git+" in line or '>=1.0"' in line, line
+        if "uvx" in line or "pipx run" in line:
+            assert re.search(r"(--from|--spec) \"openeval-core>=1\.0\"", line), line
