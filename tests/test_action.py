@@ -37,6 +37,7 @@ from openeval.ci.github_action import (
     OUTPUT_NAMES,
     ActionInputs,
     complete_summary,
+    file_identity,
     format_outputs,
     html_note,
     step_exit_code,
@@ -160,6 +161,18 @@ def test_args_are_split_by_shlex_without_expansion(args: str, argv_tail: list[st
 )
 def test_html_note_quotes_the_path_as_code(path: str, span: str) -> None:
     assert f"The HTML report is {span} in the results folder" in html_note(path)
+
+
+def test_a_summary_the_run_did_not_replace_is_not_its_verdict(tmp_path: Path) -> None:
+    path = tmp_path / "summary.json"
+    path.write_text('{"schema_version": 2, "cases": 2, "pass_rate": 1.0, "gate_passed": true, '
+                    '"result_files": []}', encoding="utf-8")
+    before = file_identity(path)
+    assert complete_summary(path, before) is None
+    replacement = tmp_path / ".summary.json.tmp"
+    replacement.write_bytes(path.read_bytes())
+    os.replace(replacement, path)
+    assert complete_summary(path, before) is not None
 
 
 @pytest.mark.parametrize(
@@ -583,15 +596,16 @@ def test_a_run_that_dies_with_exit_0_fails_the_step(runner: LocalRunner) -> None
     document["checks"] = [*document.get("checks", []), {"code": "../exits.py:leave"}]
     case.write_text(json.dumps(document), encoding="utf-8")
     # A summary.json committed with the pull request must not stand in for this run's.
-    committed = runner.workspace / "openeval-results"
-    committed.mkdir()
-    (committed / "summary.json").write_text(
-        '{"schema_version": 2, "cases": 2, "pass_rate": 1.0, "gate_passed": true, '
-        '"result_files": []}', encoding="utf-8")
+    committed = runner.workspace / "openeval-results" / "summary.json"
+    committed.parent.mkdir()
+    stale = ('{"schema_version": 2, "cases": 2, "pass_rate": 1.0, "gate_passed": true, '
+             '"result_files": []}')
+    committed.write_text(stale, encoding="utf-8")
     done = runner.run({"suite": "evals"})
     assert done.code != 0, done.stdout + done.stderr
-    if (committed / "summary.json").is_file():  # the check's worker died alone
-        assert read_json_file(committed / "summary.json")["gate_passed"] is False
+    rewritten = committed.is_file() and committed.read_text(encoding="utf-8") != stale
+    if rewritten:  # the check's worker died alone, and the run finished
+        assert read_json_file(committed)["gate_passed"] is False
     else:
         assert "but wrote no complete openeval-results/summary.json" in done.summary
         assert "::error title=OpenEval::openeval run exited with code" in done.stdout

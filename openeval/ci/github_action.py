@@ -14,8 +14,8 @@ proposals/0020-github-action.md) and this program:
    and whenever ``summary.json`` is missing or incomplete it fails, whatever that code was. A
    run that dies silently with exit 0 (user code calling ``os._exit(0)``, say) wrote no
    verdict, and no verdict is never a pass. A ``summary.json`` left in the output folder by an
-   earlier run (or committed in a pull request) is removed before the run, so only this run's
-   can count.
+   earlier run (or committed in a pull request) counts only if this run replaced it (proposal
+   0121).
 
 With the ``comment`` input set to ``true`` it also renders the pull-request comment
 (:mod:`openeval.ci.pr_comment`) into a file under ``$RUNNER_TEMP`` and names it in the
@@ -160,9 +160,24 @@ def html_note(path: str) -> str:
     )
 
 
-def complete_summary(path: Path) -> dict[str, Any] | None:
-    """Return ``summary.json``'s object when a finished run wrote it, else None (missing,
-    unreadable, not an object, or without the keys of a finished run)."""
+def file_identity(path: Path) -> tuple[int, int, int] | None:
+    """Return what tells one version of a file from another (device, inode, modification time),
+    or None when there is no file. ``openeval run`` writes ``summary.json`` beside it and renames
+    it over the old one, so a summary it wrote never has the identity of the one before."""
+    try:
+        found = path.lstat()
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino, found.st_mtime_ns)
+
+
+def complete_summary(path: Path, before: tuple[int, int, int] | None = None
+                     ) -> dict[str, Any] | None:
+    """Return ``summary.json``'s object when a finished run wrote it, else None (missing, the
+    very file that was there before the run (``before``), unreadable, not an object, or without
+    the keys of a finished run)."""
+    if before is not None and file_identity(path) == before:
+        return None
     try:
         document = json.loads(path.read_bytes())
     except (OSError, ValueError):
@@ -271,9 +286,10 @@ def main(env: Mapping[str, str] | None = None) -> int:
         markdown_file = Path(scratch) / "summary.md"
         github_file = Path(scratch) / "annotations.txt"
         html_file = Path(inputs.output) / HTML_REPORT_NAME
-        for stale in (html_file, summary_file):
-            with contextlib.suppress(OSError):  # not removable: openeval run will say why
-                stale.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not removable: openeval run will say why
+            html_file.unlink(missing_ok=True)
+        # Left in place, since openeval run reads it to clear the case files it lists.
+        earlier_summary = file_identity(summary_file)
         argv += ["--report", f"markdown={markdown_file}", "--report", f"github={github_file}",
                  "--report", f"html={html_file}"]
         diff_files = {fmt: Path(scratch) / f"baseline.{fmt}" for fmt in ("markdown", "json",
@@ -282,7 +298,8 @@ def main(env: Mapping[str, str] | None = None) -> int:
             for fmt, path in diff_files.items():
                 argv += ["--baseline-report", f"{fmt}={path}"]
         run_code = _cli(argv)
-        summary = complete_summary(summary_file) if run_code in (0, EXIT_FAIL) else None
+        summary = (complete_summary(summary_file, earlier_summary)
+                   if run_code in (0, EXIT_FAIL) else None)
         if summary is not None:
             outputs = outputs_from_summary(summary, inputs.output)
             markdown = _read_report(markdown_file, "markdown")
