@@ -185,11 +185,12 @@ def _table(lines: Sequence[CaseLine]) -> list[str]:
     out = ["| case | change | first divergence | expected tools | executed tools |",
            "|---|---|---|---|---|"]
     for line in lines[:MAX_CASES]:
+        aligned = bool(line.expected or line.executed)
         out.append(
             f"| {_code(line.case_id)} | {_code(line.change)} | "
             f"{_code(line.divergence, 200) if line.divergence else ''} | "
-            f"{_tools(line.expected, line.cut) if line.divergence else ''} | "
-            f"{_tools(line.executed, line.cut) if line.divergence else ''} |"
+            f"{_tools(line.expected, line.cut) if aligned else ''} | "
+            f"{_tools(line.executed, line.cut) if aligned else ''} |"
         )
     if len(lines) > MAX_CASES:
         out += ["", f"… and {len(lines) - MAX_CASES} more, listed in the job summary."]

@@ -6,21 +6,26 @@ tests/test_action.py; these tests pin what the body holds and what it never lets
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import case
 
 from openeval.ci.pr_comment import (
     MARKER_PREFIX,
     MAX_CASES,
+    MAX_TOOLS,
     PullRequest,
+    case_line,
     comment_body,
     enabled,
     marker,
     pull_request_of,
     run_url,
 )
+from openeval.results.records import SuiteResult
 from openeval.runner import run_suite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,3 +141,23 @@ def test_the_comment_input_is_a_bool(value: str, wanted: bool) -> None:
 def test_any_other_comment_input_is_refused() -> None:
     with pytest.raises(ValueError, match="the comment input must be true or false"):
         enabled("yes")
+
+
+def test_the_tool_sequences_are_bounded_and_say_what_they_left_out() -> None:
+    rows = [{"expected": n, "step_id": n + 1, "tool": f"tool_{n}", "status": "matched",
+             "ok": True, "differences": []} for n in range(20)]
+    rows[3] = {**rows[3], "status": "wrong tool", "ok": False, "got_tool": "drop_table"}
+    data = {"alignment": rows, "first_divergence": {"row": 3, "expected": 3, "step_id": 4,
+                                                    "tool": "tool_3", "status": "wrong tool"}}
+    record = case("refund", False)
+    aligned = dataclasses.replace(record.checks[0], spec=dataclasses.replace(
+        record.checks[0].spec, kind="trajectory_match"), data=data)
+    line = case_line(dataclasses.replace(record, checks=(aligned,)), "failed")
+    assert line.divergence == "tool_3 (expected call 4): wrong tool"
+    assert line.executed[3] == "drop_table" and len(line.expected) == 20
+    body = comment_body(key="evals", step_code=1, summary=SUMMARY,
+                        head=SuiteResult(cases=(dataclasses.replace(record, checks=(aligned,)),)))
+    (row,) = [r for r in body.splitlines() if r.startswith("| ` refund ` |")]
+    shown = " → ".join(f"tool_{n}" for n in range(MAX_TOOLS))
+    assert f"` {shown} … (+{20 - MAX_TOOLS}) `" in row
+    assert "→ drop_table →" in row
