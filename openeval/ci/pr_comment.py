@@ -10,8 +10,8 @@ pull request never collects a second one. Proposal 0121.
 The comment is skipped, with one ``notice`` line, on events that are not pull requests and on
 pull requests from forks (their token is read-only). An API that refuses or cannot be reached
 is a ``warning``: the comment is a convenience, and the gate is decided by the Evaluate step
-alone. Only the standard library talks to the API (:mod:`urllib.request`); the API's address
-comes from ``GITHUB_API_URL``, as the runner sets it (GitHub Enterprise Server included).
+alone. The API is reached through :mod:`openeval.ci.github_api` (the standard library only),
+at ``GITHUB_API_URL``, as the runner sets it (GitHub Enterprise Server included).
 
 Everything the pull request's author controls (case ids, tool names, details) is written as a
 code span, so it renders as text: no link, image, HTML or ``@mention`` of theirs reaches the
@@ -20,19 +20,17 @@ comment as anything else. Like the CLI, this is an entry point, so it prints.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import sys
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from openeval.ci.github_api import ApiError, GitHubApi, pull_request_of
 from openeval.report.alignment import Alignment, aligned_check, difference_parts, position
 from openeval.report.github import command
 from openeval.report.markdown import code_cell
@@ -50,13 +48,6 @@ MAX_TEXT = 80
 """Longest text shown for one name or one divergence detail."""
 MAX_BODY = 60_000
 """A comment body stays under GitHub's limit of 65,536 characters."""
-MAX_PAGES = 30
-"""Pages of 100 comments searched for the comment to edit."""
-TIMEOUT_SECONDS = 30.0
-"""How long one API request may take."""
-
-PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
-
 _TITLE = "OpenEval comment"
 
 
@@ -255,124 +246,6 @@ def run_url(env: Mapping[str, str]) -> str | None:
     attempt = env.get("GITHUB_RUN_ATTEMPT", "")
     return f"{server}/{repository}/actions/runs/{run}" + (
         f"/attempts/{attempt}" if attempt.isdigit() else "")
-
-
-# --- where to post -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PullRequest:
-    """The pull request the comment goes to."""
-
-    repository: str
-    """``owner/name`` of the repository the pull request is opened against."""
-    number: int
-
-
-def pull_request_of(event_name: str, event: Mapping[str, Any], repository: str
-                    ) -> PullRequest | str:
-    """Return the pull request of the event, or why there is none to comment on."""
-    if event_name not in PULL_REQUEST_EVENTS:
-        return f"not a pull request (event {event_name or 'unknown'}), so no comment is posted"
-    found = event.get("pull_request")
-    number = _int(found.get("number")) if isinstance(found, Mapping) else None
-    if not isinstance(found, Mapping) or number is None:
-        return "the event names no pull request, so no comment is posted"
-
-    def repo_name(side: str) -> str | None:
-        part = found.get(side)
-        repo = part.get("repo") if isinstance(part, Mapping) else None
-        name = repo.get("full_name") if isinstance(repo, Mapping) else None
-        return name if isinstance(name, str) else None
-
-    base = repo_name("base") or repository
-    if repo_name("head") != base:
-        return ("a pull request from a fork gets a read-only token, so no comment is posted "
-                "(the job summary has the report)")
-    return PullRequest(base, number)
-
-
-# --- the REST API --------------------------------------------------------------------------
-
-
-class ApiError(Exception):
-    """A request the API refused or that could not reach it."""
-
-
-@dataclass(frozen=True)
-class GitHubApi:
-    """The few REST calls the comment needs, over :mod:`urllib.request`."""
-
-    base_url: str
-    token: str
-
-    def request(self, method: str, path: str, payload: Mapping[str, Any] | None = None) -> Any:
-        """Send one request; return its decoded JSON body; raise ApiError when it fails."""
-        data = None if payload is None else json.dumps(payload).encode("utf-8")
-        request = urllib.request.Request(
-            self.base_url.rstrip("/") + path, data=data, method=method,
-            headers={
-                "Accept": "application/vnd.github+json",
-                "Authorization": f"Bearer {self.token}",
-                "X-GitHub-Api-Version": "2022-11-28",
-                "User-Agent": "openeval-action",
-                **({"Content-Type": "application/json"} if data is not None else {}),
-            },
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read(2000).decode("utf-8", "replace")
-            with contextlib.suppress(ValueError, AttributeError):  # not GitHub's JSON error
-                detail = str(json.loads(detail).get("message", detail))
-            raise ApiError(f"{method} {path}: HTTP {exc.code} {_cut(detail, 200)}") from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise ApiError(f"{method} {path}: {reason}") from None
-        try:
-            return json.loads(raw) if raw else None
-        except ValueError:
-            raise ApiError(f"{method} {path}: the answer is not JSON") from None
-
-    def find_comment(self, pr: PullRequest, head_line: str) -> int | None:
-        """Return the id of the comment a bot posted whose body starts with ``head_line``.
-
-        Only comments by a bot account count, so a comment a person wrote holding the marker
-        (the pull request's author, say) is never edited."""
-        for page in range(1, MAX_PAGES + 1):
-            found = self.request(
-                "GET", f"/repos/{pr.repository}/issues/{pr.number}/comments"
-                       f"?per_page=100&page={page}")
-            if not isinstance(found, list):
-                raise ApiError("the list of comments is not a list")
-            for comment in found:
-                if not isinstance(comment, Mapping):
-                    continue
-                user = comment.get("user")
-                body = comment.get("body")
-                if (isinstance(user, Mapping) and user.get("type") == "Bot"
-                        and isinstance(body, str) and body.startswith(head_line)
-                        and _int(comment.get("id")) is not None):
-                    return int(comment["id"])
-            if len(found) < 100:
-                return None
-        return None
-
-    def upsert(self, pr: PullRequest, body: str) -> tuple[str, Any]:
-        """Edit the action's comment on ``pr`` or post it; return ``("updated" or "posted",
-        the comment's address)``."""
-        existing = self.find_comment(pr, body.split("\n", 1)[0])
-        if existing is not None:
-            done = self.request("PATCH", f"/repos/{pr.repository}/issues/comments/{existing}",
-                                {"body": body})
-            verb = "updated"
-        else:
-            done = self.request("POST", f"/repos/{pr.repository}/issues/{pr.number}/comments",
-                                {"body": body})
-            verb = "posted"
-        address = done.get("html_url") if isinstance(done, Mapping) else None
-        return verb, address
 
 
 # --- the step ------------------------------------------------------------------------------

@@ -17,12 +17,10 @@ from openeval.ci.pr_comment import (
     MARKER_PREFIX,
     MAX_CASES,
     MAX_TOOLS,
-    PullRequest,
     case_line,
     comment_body,
     enabled,
     marker,
-    pull_request_of,
     run_url,
 )
 from openeval.results.records import SuiteResult
@@ -86,33 +84,6 @@ def test_a_run_that_stopped_says_so() -> None:
     body = comment_body(key="evals", step_code=2, summary=None)
     assert "`openeval run` stopped (exit code 2) before writing results" in body
     assert "### ❌ OpenEval: the gate failed" in body
-
-
-def _event(head: str | None, number: Any = 3) -> dict[str, Any]:
-    return {"pull_request": {"number": number,
-                             "head": {"repo": None if head is None else {"full_name": head}},
-                             "base": {"repo": {"full_name": "o/r"}}}}
-
-
-@pytest.mark.parametrize(
-    ("name", "event", "found"),
-    [
-        ("pull_request", _event("o/r"), PullRequest("o/r", 3)),
-        ("pull_request_target", _event("o/r"), PullRequest("o/r", 3)),
-        ("pull_request", _event("fork/r"), "a pull request from a fork"),
-        ("pull_request", _event(None), "a pull request from a fork"),  # the fork was deleted
-        ("pull_request", _event("o/r", number="3"), "the event names no pull request"),
-        ("pull_request", {}, "the event names no pull request"),
-        ("push", _event("o/r"), "not a pull request (event push)"),
-        ("", {}, "not a pull request (event unknown)"),
-    ],
-)
-def test_where_the_comment_goes(name: str, event: dict[str, Any], found: Any) -> None:
-    got = pull_request_of(name, event, "o/r")
-    if isinstance(found, PullRequest):
-        assert got == found
-    else:
-        assert isinstance(got, str) and got.startswith(found)
 
 
 @pytest.mark.parametrize(
