@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from github_api import GitHubApiStandIn
+from github_api_stand_in import GitHubApiStandIn
 from ruamel.yaml import YAML
 
 from openeval.ci.github_action import (
