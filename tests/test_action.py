@@ -606,9 +606,13 @@ def test_a_run_that_dies_with_exit_0_fails_the_step(runner: LocalRunner) -> None
     rewritten = committed.is_file() and committed.read_text(encoding="utf-8") != stale
     if rewritten:  # the check's worker died alone, and the run finished
         assert read_json_file(committed)["gate_passed"] is False
-    else:
-        assert "but wrote no complete openeval-results/summary.json" in done.summary
-        assert "::error title=OpenEval::openeval run exited with code" in done.stdout
+    elif "`openeval run` stopped with exit code 2" in done.summary:
+        assert done.code == 2  # code checks refused without an opt-in: a usage error
+    else:  # the run died with exit 0 and wrote nothing: the step still fails, and says why
+        assert done.code == 1
+        assert ("`openeval run` exited with code 0 but wrote no complete "
+                "openeval-results/summary.json") in done.summary
+        assert "::error title=OpenEval::openeval run exited with code 0" in done.stdout
         assert done.outputs["pass-rate"] == ""
 
 
