@@ -14,6 +14,8 @@ isolation; the dependencies come from the test venv through a ``.pth`` file).
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import re
 import shutil
@@ -21,20 +23,26 @@ import subprocess
 import sys
 import sysconfig
 import venv
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from github_api_stand_in import GitHubApiStandIn
 from ruamel.yaml import YAML
 
 from openeval.ci.github_action import (
     HTML_REPORT_NAME,
     OUTPUT_NAMES,
     ActionInputs,
+    complete_summary,
+    file_identity,
     format_outputs,
     html_note,
+    step_exit_code,
 )
+from openeval.ci.pr_comment import marker
 from openeval.jsonio import read_json_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,10 +163,52 @@ def test_html_note_quotes_the_path_as_code(path: str, span: str) -> None:
     assert f"The HTML report is {span} in the results folder" in html_note(path)
 
 
-# --- the action, run as GitHub's runner would ---------------------------------------------
+def test_a_summary_the_run_did_not_replace_is_not_its_verdict(tmp_path: Path) -> None:
+    path = tmp_path / "summary.json"
+    path.write_text('{"schema_version": 2, "cases": 2, "pass_rate": 1.0, "gate_passed": true, '
+                    '"result_files": []}', encoding="utf-8")
+    before = file_identity(path)
+    assert complete_summary(path, before) is None
+    replacement = tmp_path / ".summary.json.tmp"
+    replacement.write_bytes(path.read_bytes())
+    os.replace(replacement, path)
+    assert complete_summary(path, before) is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "run_code", "step_code"),
+    [
+        (None, 0, 1),
+        ("", 0, 1),
+        ('{"cases": 2, "pass_rate": 1.0', 0, 1),
+        ('{"cases": 2, "pass_rate": 1.0}', 0, 1),
+        ("[]", 0, 1),
+        ('{"schema_version": 2, "cases": 2, "pass_rate": 1.0, "gate_passed": true, '
+         '"result_files": []}', 0, 0),
+        ('{"schema_version": 2, "cases": 2, "pass_rate": 0.5, "gate_passed": false, '
+         '"result_files": []}', 1, 1),
+        (None, 1, 1),
+        (None, 2, 2),
+    ],
+    ids=["missing", "empty", "cut-short", "keys-missing", "not-an-object", "complete-pass",
+         "complete-fail", "missing-fail", "missing-usage"],
+)
+def test_no_complete_summary_never_passes_the_step(
+    tmp_path: Path, text: str | None, run_code: int, step_code: int
+) -> None:
+    path = tmp_path / "summary.json"
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    assert step_exit_code(run_code, complete_summary(path)) == step_code
+
+
+# --- the action, run as GitHub's runner would (slow: a venv and a run per test; CI runs them) ---
 
 _INPUT_EXPR = re.compile(r"^\$\{\{\s*inputs\.([\w-]+)\s*\}\}$")
 _STEP_OUTPUT_EXPR = re.compile(r"^\$\{\{\s*steps\.([\w-]+)\.outputs\.([\w-]+)\s*\}\}$")
+_INPUT_EQUALS = re.compile(r"^inputs\.([\w-]+)\s*==\s*'([^']*)'$")
+# What the runner gives an input whose default is an expression of its own context.
+_CONTEXT_DEFAULTS = {"${{ github.token }}": "token-of-the-job"}
 
 
 @dataclass
@@ -168,21 +218,52 @@ class ActionRun:
     summary: str
     stdout: str
     stderr: str
+    step_outputs: dict[str, dict[str, str]]
 
 
 class LocalRunner:
-    """Runs action.yml's steps the way GitHub's runner does, in ``workspace``."""
+    """Runs action.yml's steps the way GitHub's runner does, in ``workspace``.
+
+    After a failing step only the steps whose ``if:`` holds ``!cancelled()`` still run, and the
+    action's exit code is the first failing step's. ``if:`` conditions may join ``!cancelled()``
+    and ``inputs.NAME == 'value'`` (compared ignoring case, as GitHub does) with ``&&``.
+    """
 
     def __init__(self, python_bin: Path, workspace: Path) -> None:
         self.action = load_yaml(ACTION)
         self.python_bin = python_bin
         self.workspace = workspace
 
-    def _env(self, inputs: dict[str, str], step: dict[str, Any], out: Path, summary: Path
+    def _input(self, inputs: dict[str, str], name: str) -> str:
+        declared = self.action["inputs"]
+        default = str(declared[name].get("default", ""))
+        return inputs.get(name, _CONTEXT_DEFAULTS.get(default, default))
+
+    def _condition(self, condition: str | None, inputs: dict[str, str], failed: bool) -> bool:
+        if condition is None:
+            return not failed
+        text = condition.strip()
+        assert text.startswith("${{") and text.endswith("}}"), condition
+        terms = [term.strip() for term in text[3:-2].split("&&")]
+        if "!cancelled()" not in terms and failed:
+            return False
+        for term in terms:
+            if term == "!cancelled()":
+                continue
+            match = _INPUT_EQUALS.match(term)
+            assert match, f"condition the local runner cannot evaluate: {term!r}"
+            if self._input(inputs, match.group(1)).lower() != match.group(2).lower():
+                return False
+        return True
+
+    def _env(self, inputs: dict[str, str], step: dict[str, Any], out: Path, summary: Path,
+             outputs_by_step: dict[str, dict[str, str]], context: dict[str, str]
              ) -> dict[str, str]:
         declared = self.action["inputs"]
         unknown = set(inputs) - set(declared)
         assert not unknown, f"not an input of action.yml: {unknown}"
+        temp = self.workspace / "runner-temp"
+        temp.mkdir(exist_ok=True)
         env = {
             "PATH": f"{self.python_bin}{os.pathsep}{os.environ['PATH']}",
             "HOME": os.environ.get("HOME", str(self.workspace)),
@@ -191,33 +272,43 @@ class LocalRunner:
             "GITHUB_WORKSPACE": str(self.workspace),
             "GITHUB_OUTPUT": str(out),
             "GITHUB_STEP_SUMMARY": str(summary),
+            "RUNNER_TEMP": str(temp),
             # An offline install: everything the package needs is already importable.
             "PIP_NO_INDEX": "1",
             "PIP_NO_DEPS": "1",
             "PIP_NO_BUILD_ISOLATION": "0",
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            **context,
         }
         for key, raw in step.get("env", {}).items():
             match = _INPUT_EXPR.match(str(raw))
-            assert match, f"env {key} is not a plain input expression: {raw!r}"
-            name = match.group(1)
-            env[key] = inputs.get(name, str(declared[name].get("default", "")))
+            if match:
+                env[key] = self._input(inputs, match.group(1))
+                continue
+            match = _STEP_OUTPUT_EXPR.match(str(raw))
+            assert match, f"env {key} is not a plain input or step output expression: {raw!r}"
+            env[key] = outputs_by_step.get(match.group(1), {}).get(match.group(2), "")
         return env
 
-    def run(self, inputs: dict[str, str], *, steps: str = "evaluate") -> ActionRun:
-        """Run the install step (``steps="install"``) or the steps after it."""
+    def run(self, inputs: dict[str, str], *, steps: str = "evaluate",
+            context: dict[str, str] | None = None) -> ActionRun:
+        """Run the install step (``steps="install"``) or the steps after it; ``context`` adds
+        the runner's own variables (``GITHUB_EVENT_NAME``, ``GITHUB_API_URL``, ...)."""
         summary = self.workspace / "step_summary.md"
         summary.touch()
         outputs_by_step: dict[str, dict[str, str]] = {}
         stdout = stderr = ""
         code = 0
         run_steps = [s for s in self.action["runs"]["steps"] if "run" in s]
-        assert [s["name"] for s in run_steps] == ["Install OpenEval", "Evaluate"]
+        assert [s["name"] for s in run_steps] == ["Install OpenEval", "Evaluate",
+                                                  "Comment on the pull request"]
         for index, step in enumerate(self.action["runs"]["steps"]):
             if "uses" in step:
                 assert step["uses"].startswith("actions/setup-python@")
                 continue
             if (step["name"] == "Install OpenEval") != (steps == "install"):
+                continue
+            if not self._condition(step.get("if"), inputs, failed=code != 0):
                 continue
             out = self.workspace / f"github_output_{index}"
             out.write_text("", encoding="utf-8")
@@ -226,22 +317,22 @@ class LocalRunner:
             assert step["shell"] == "bash"
             done = subprocess.run(
                 ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
-                cwd=self.workspace, env=self._env(inputs, step, out, summary),
+                cwd=self.workspace,
+                env=self._env(inputs, step, out, summary, outputs_by_step, context or {}),
                 capture_output=True, text=True, check=False,
             )
             stdout += done.stdout
             stderr += done.stderr
             outputs_by_step[step.get("id", str(index))] = parse_output_file(
                 out.read_text(encoding="utf-8"))
-            code = done.returncode
-            if code != 0:
-                break
+            code = code or done.returncode
         outputs: dict[str, str] = {}
         for name, spec in self.action["outputs"].items():
             match = _STEP_OUTPUT_EXPR.match(spec["value"])
             assert match
             outputs[name] = outputs_by_step.get(match.group(1), {}).get(match.group(2), "")
-        return ActionRun(code, outputs, summary.read_text(encoding="utf-8"), stdout, stderr)
+        return ActionRun(code, outputs, summary.read_text(encoding="utf-8"), stdout, stderr,
+                         outputs_by_step)
 
 
 @pytest.fixture(scope="session")
@@ -282,6 +373,7 @@ def cli_report(workspace: Path, results: str, fmt: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("suite", "inputs", "code", "counts", "severity"),
     [
@@ -346,6 +438,7 @@ def _scale_suite(workspace: Path, *, pull_request: bool) -> None:
 LENIENT = {"fail-under": "0", "args": "--fail-under-metric argument_correctness=0"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("pull_request", "inputs", "code", "regressions"),
     [(True, LENIENT, 1, "1"), (False, {}, 0, "0"),
@@ -375,6 +468,7 @@ def test_baseline_input_compares_with_main_in_the_summary_and_the_gate(
             done.stdout)
 
 
+@pytest.mark.slow
 def test_a_baseline_folder_not_there_yet_is_a_warning_not_a_failure(runner: LocalRunner) -> None:
     _scale_suite(runner.workspace, pull_request=False)
     done = runner.run({"suite": "evals", "baseline": "no-results-from-main-yet"})
@@ -387,6 +481,7 @@ def test_a_baseline_folder_not_there_yet_is_a_warning_not_a_failure(runner: Loca
     )
 
 
+@pytest.mark.slow
 def test_a_baseline_of_another_suite_stops_the_step(runner: LocalRunner) -> None:
     shutil.copytree(SUITES / "gate_pass", runner.workspace / "evals")
     shutil.copytree(ROOT / "tests" / "data" / "results" / "openeval_v1",
@@ -397,6 +492,7 @@ def test_a_baseline_of_another_suite_stops_the_step(runner: LocalRunner) -> None
     assert "`openeval run` stopped with exit code 2" in done.summary
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "folder",
     ["suite $(touch pwned)", "it's \"quoted\" `touch pwned` ; touch pwned", "$HOME & x"],
@@ -413,6 +509,7 @@ def test_suite_path_is_passed_through_literally(runner: LocalRunner, folder: str
     assert "::notice title=OpenEval::pass rate 100.0%25" in done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("inputs", "message"),
     [
@@ -420,8 +517,10 @@ def test_suite_path_is_passed_through_literally(runner: LocalRunner, folder: str
         ({"suite": "evals", "args": "--junit 'unclosed"}, "bad action input"),
         ({"suite": "no-such-folder"}, ""),
         ({"suite": "evals", "fail-under": "$(touch pwned)"}, ""),
+        ({"suite": "evals", "comment": "yes"}, "the comment input must be true or false"),
     ],
-    ids=["args-substitution", "args-bad-quotes", "missing-suite", "fail-under-substitution"],
+    ids=["args-substitution", "args-bad-quotes", "missing-suite", "fail-under-substitution",
+         "comment-not-a-bool"],
 )
 def test_bad_input_stops_with_usage_code_and_runs_nothing(
     runner: LocalRunner, inputs: dict[str, str], message: str
@@ -439,6 +538,7 @@ def test_bad_input_stops_with_usage_code_and_runs_nothing(
     assert not (runner.workspace / "openeval-results" / "summary.json").exists()
 
 
+@pytest.mark.slow
 def test_a_run_that_stops_leaves_no_old_html_report(runner: LocalRunner) -> None:
     stale = runner.workspace / "openeval-results" / HTML_REPORT_NAME
     stale.parent.mkdir()
@@ -449,6 +549,7 @@ def test_a_run_that_stops_leaves_no_old_html_report(runner: LocalRunner) -> None
     assert "The HTML report is" not in done.summary
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extras", ["all] @ file:///etc", "all\nfixtura", "$(touch pwned)"])
 def test_install_step_refuses_odd_extras(action_python: Path, tmp_path: Path, extras: str
                                          ) -> None:
@@ -459,6 +560,7 @@ def test_install_step_refuses_odd_extras(action_python: Path, tmp_path: Path, ex
     assert not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.slow
 def test_dogfood_workflow_steps_pass_on_this_repository(runner: LocalRunner) -> None:
     """Each ``uses: ./`` step of the workflow, with its own inputs, passes on examples/."""
     shutil.copytree(ROOT / "examples", runner.workspace / "examples")
@@ -472,3 +574,195 @@ def test_dogfood_workflow_steps_pass_on_this_repository(runner: LocalRunner) -> 
         assert int(done.outputs["cases"]) > 0
         assert (runner.workspace / done.outputs["results"] / "summary.json").is_file()
     assert (runner.workspace / "openeval-junit.xml").is_file()
+
+
+EXITS_QUIETLY = """import os
+
+
+def leave(tool_calls, params):
+    os._exit(0)
+"""
+
+
+@pytest.mark.slow
+def test_a_run_that_dies_with_exit_0_fails_the_step(runner: LocalRunner) -> None:
+    """A check ending the process with ``os._exit(0)`` leaves no verdict: the step fails and
+    says so, whatever exit code ``openeval run`` died with."""
+    evals = runner.workspace / "evals"
+    shutil.copytree(SUITES / "gate_pass", evals)
+    (evals / "exits.py").write_text(EXITS_QUIETLY, encoding="utf-8")
+    case = evals / "refund" / "testcase.json"
+    document = read_json_file(case)
+    document["checks"] = [*document.get("checks", []), {"code": "../exits.py:leave"}]
+    case.write_text(json.dumps(document), encoding="utf-8")
+    # A summary.json committed with the pull request must not stand in for this run's.
+    committed = runner.workspace / "openeval-results" / "summary.json"
+    committed.parent.mkdir()
+    stale = ('{"schema_version": 2, "cases": 2, "pass_rate": 1.0, "gate_passed": true, '
+             '"result_files": []}')
+    committed.write_text(stale, encoding="utf-8")
+    done = runner.run({"suite": "evals"})
+    assert done.code != 0, done.stdout + done.stderr
+    rewritten = committed.is_file() and committed.read_text(encoding="utf-8") != stale
+    if rewritten:  # the check's worker died alone, and the run finished
+        assert read_json_file(committed)["gate_passed"] is False
+    elif "`openeval run` stopped with exit code 2" in done.summary:
+        assert done.code == 2  # code checks refused without an opt-in: a usage error
+    else:  # the run died with exit 0 and wrote nothing: the step still fails, and says why
+        assert done.code == 1
+        assert ("`openeval run` exited with code 0 but wrote no complete "
+                "openeval-results/summary.json") in done.summary
+        assert "::error title=OpenEval::openeval run exited with code 0" in done.stdout
+        assert done.outputs["pass-rate"] == ""
+
+
+# --- the pull-request comment, against a stand-in for GitHub's API on 127.0.0.1 ------------
+
+REPO = "acme/agents"
+
+
+@pytest.fixture
+def api() -> Iterator[GitHubApiStandIn]:
+    stand_in = GitHubApiStandIn()
+    stand_in.start()
+    yield stand_in
+    stand_in.stop()
+
+
+def pull_request_context(workspace: Path, api_url: str, *, event: str = "pull_request",
+                         head_repo: str = REPO, number: int = 7) -> dict[str, str]:
+    """The variables GitHub's runner sets for a job of ``event`` on pull request ``number``."""
+    payload = {"number": number, "pull_request": {
+        "number": number, "head": {"repo": {"full_name": head_repo}},
+        "base": {"repo": {"full_name": REPO}}}}
+    path = workspace / "event.json"
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    return {"GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(path),
+            "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": api_url,
+            "GITHUB_SERVER_URL": "https://github.com", "GITHUB_RUN_ID": "4242",
+            "GITHUB_RUN_ATTEMPT": "1"}
+
+
+COMMENTING = {"comment": "true", "github-token": "t0ken-of-the-job"}
+
+
+@pytest.mark.slow
+def test_the_comment_is_posted_once_then_edited_in_place(runner: LocalRunner,
+                                                         api: GitHubApiStandIn) -> None:
+    _scale_suite(runner.workspace, pull_request=True)
+    # A person's comment that quotes the marker is never the one edited.
+    quoted = api.add_comment(7, marker("evals") + "\nlook at this", {"login": "someone",
+                                                                     "type": "User"})
+    context = pull_request_context(runner.workspace, api.url)
+    inputs = {"suite": "evals", "baseline": "main-results", **LENIENT, **COMMENTING}
+
+    first = runner.run(inputs, context=context)
+    assert first.code == 1, first.stdout + first.stderr  # the regression fails the gate
+    ours = [c for c in api.on(7) if c["id"] != quoted]
+    assert len(ours) == 1
+    assert "::notice title=OpenEval comment::posted the comment on pull request #7" in (
+        first.stdout)
+    body = ours[0]["body"]
+    assert body.startswith(marker("evals") + "\n### ❌ OpenEval: the gate failed\n")
+    assert "**1** case(s) got worse than the baseline:" in body
+    row = next(line for line in body.splitlines() if "billing/refund-order" in line)
+    assert row == ("| ` billing/refund-order ` | ` passed → failed ` | ` refund_order (expected "
+                   "call 2): args differ; amount: expected 42.5, got 47.4 ` | ` get_order → "
+                   "refund_order ` | ` get_order → refund_order ` |")
+    assert ("[The full report is in the job summary]"
+            "(https://github.com/acme/agents/actions/runs/4242/attempts/1).") in body
+    assert all(r.authorization == "Bearer t0ken-of-the-job" for r in api.requests)
+
+    # The pull request is fixed: the same comment now says the gate passed.
+    shutil.copytree(SCALE / "billing", runner.workspace / "evals" / "billing",
+                    dirs_exist_ok=True)
+    second = runner.run(inputs, context=context)
+    assert second.code == 0, second.stdout + second.stderr
+    assert [c["id"] for c in api.on(7) if c["id"] != quoted] == [ours[0]["id"]]
+    assert api.comments[ours[0]["id"]]["body"].startswith(
+        marker("evals") + "\n### ✅ OpenEval: the gate passed\n")
+    assert "Nothing got worse than the baseline." in api.comments[ours[0]["id"]]["body"]
+    assert api.comments[quoted]["body"] == marker("evals") + "\nlook at this"
+    assert [r.method for r in api.requests if r.method != "GET"] == ["POST", "PATCH"]
+    assert "updated the comment on pull request #7" in second.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("event", "head_repo", "notice"),
+    [("pull_request", "a-fork/agents", "a pull request from a fork gets a read-only token"),
+     ("push", REPO, "not a pull request (event push), so no comment is posted")],
+    ids=["fork", "push"],
+)
+def test_no_comment_where_there_is_no_pull_request_to_write_to(
+    runner: LocalRunner, api: GitHubApiStandIn, event: str, head_repo: str, notice: str
+) -> None:
+    shutil.copytree(SUITES / "gate_pass", runner.workspace / "evals")
+    context = pull_request_context(runner.workspace, api.url, event=event, head_repo=head_repo)
+    done = runner.run({"suite": "evals", **COMMENTING}, context=context)
+    assert done.code == 0, done.stdout + done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if "OpenEval comment" in line]
+    assert line.startswith(f"::notice title=OpenEval comment::{notice}")
+    assert api.requests == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("suite", "code"), [("gate_pass", 0), ("gate_fail", 1)])
+def test_an_api_error_is_a_warning_and_the_gate_still_decides(
+    runner: LocalRunner, api: GitHubApiStandIn, suite: str, code: int
+) -> None:
+    shutil.copytree(SUITES / suite, runner.workspace / "evals")
+    api.refuse_with = 403
+    done = runner.run({"suite": "evals", **COMMENTING},
+                      context=pull_request_context(runner.workspace, api.url))
+    assert done.code == code, done.stdout + done.stderr
+    assert ("::warning title=OpenEval comment::no comment posted: GET /repos/acme/agents/issues/"
+            "7/comments?per_page=100&page=1: HTTP 403 Resource not accessible by integration"
+            ) in done.stdout
+    assert api.comments == {}
+
+
+@pytest.mark.slow
+def test_without_the_comment_input_the_comment_step_does_not_run(
+    runner: LocalRunner, api: GitHubApiStandIn
+) -> None:
+    shutil.copytree(SUITES / "gate_fail", runner.workspace / "evals")
+    done = runner.run({"suite": "evals"}, context=pull_request_context(runner.workspace,
+                                                                       api.url))
+    assert done.code == 1
+    assert "comment-file" not in done.step_outputs["evaluate"]
+    assert len(done.step_outputs) == 1  # the comment step never ran
+    assert api.requests == []
+
+
+def test_only_the_comment_step_receives_the_token() -> None:
+    steps = load_yaml(ACTION)["runs"]["steps"]
+    holding = [step["name"] for step in steps
+               if "inputs.github-token" in json.dumps(step.get("env", {}))]
+    assert holding == ["Comment on the pull request"]
+    (comment,) = [step for step in steps if step["name"] == "Comment on the pull request"]
+    assert comment["run"].strip() == "python -I -m openeval.ci.pr_comment"
+
+
+def _action_table() -> Any:
+    spec = importlib.util.spec_from_file_location("action_table", ROOT / ".ci" / "action_table.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_documents_every_input_and_output_as_action_yml_does() -> None:
+    table = _action_table()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert table.table_in(readme) == table.render(load_yaml(ACTION)), (
+        "README.md's table of the action's inputs and outputs is not action.yml's: run "
+        "`python .ci/action_table.py` to regenerate it")
+    rows = [line for line in table.table_in(readme).splitlines() if line.startswith("| in")]
+    assert len(rows) == len(load_yaml(ACTION)["inputs"])
+
+
+def test_the_action_is_ready_for_the_marketplace() -> None:
+    action = load_yaml(ACTION)
+    assert action["name"] and action["description"] and action["author"]
+    assert set(action["branding"]) == {"icon", "color"}

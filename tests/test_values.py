@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from run_profile import examples
 
 from openeval.values import (
     MAX_JSON_DEPTH,
@@ -127,7 +128,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(JSON, JSON)
 def test_canonical_keys_are_equal_exactly_for_json_equal_values(a: Any, b: Any) -> None:
     assert (canonical_key(a) == canonical_key(b)) is json_equal(a, b)

@@ -10,7 +10,17 @@ proposals/0020-github-action.md) and this program:
 2. appends the Markdown report to ``$GITHUB_STEP_SUMMARY``, then a line naming the HTML report;
 3. prints the ``github`` report (annotations) to stdout, where the runner picks it up;
 4. writes the step outputs to ``$GITHUB_OUTPUT``, read from ``summary.json`` alone;
-5. exits with ``openeval run``'s own exit code, so the step fails exactly when the gate does.
+5. exits with ``openeval run``'s own exit code, so the step fails exactly when the gate does;
+   and whenever ``summary.json`` is missing or incomplete it fails, whatever that code was. A
+   run that dies silently with exit 0 (user code calling ``os._exit(0)``, say) wrote no
+   verdict, and no verdict is never a pass. A ``summary.json`` left in the output folder by an
+   earlier run (or committed in a pull request) counts only if this run replaced it (proposal
+   0121).
+
+With the ``comment`` input set to ``true`` it also renders the pull-request comment
+(:mod:`openeval.ci.pr_comment`) into a file under ``$RUNNER_TEMP`` and names it in the
+``comment-file`` step output; the action's next step, the only one holding the token, posts it.
+This step never sees the token, and it is the one that runs the suite's code.
 
 With the ``baseline`` input (the results folder of an earlier run, e.g. main's, downloaded as
 an artifact) ``openeval run --baseline`` also compares the run with it in the same pass: the
@@ -41,14 +51,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from openeval.ci.pr_comment import comment_body, enabled, run_url
 from openeval.cli.exit_codes import EXIT_FAIL, EXIT_USAGE
+from openeval.errors import OpenEvalError
 from openeval.report.github import command
+from openeval.results.files import read_results
+from openeval.results.records import SuiteResult
 
 OUTPUT_NAMES = ("pass-rate", "cases", "failed", "errored", "results", "regressions")
 """The action's outputs, in the order they are written."""
 
 HTML_REPORT_NAME = "report.html"
 """The HTML report's file name inside the results folder."""
+
+SUMMARY_NAME = "summary.json"
+"""The file ``openeval run`` writes last, once every case has its verdict."""
+
+SUMMARY_KEYS = frozenset({"schema_version", "cases", "pass_rate", "gate_passed",
+                          "result_files"})
+"""Keys every ``summary.json`` of a finished run holds; one without them is not a verdict."""
 
 # The CLI runs in its own interpreter (-I: the workspace folder is not put on sys.path, so a
 # user's own ``openeval/`` folder cannot shadow the installed package).
@@ -65,6 +86,7 @@ class ActionInputs:
     metrics: str = ""
     args: str = ""
     baseline: str = ""
+    comment: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
@@ -76,6 +98,7 @@ class ActionInputs:
             metrics=env.get("OPENEVAL_METRICS", "").strip(),
             args=env.get("OPENEVAL_ARGS", ""),
             baseline=env.get("OPENEVAL_BASELINE", "").strip(),
+            comment=env.get("OPENEVAL_COMMENT", ""),
         )
 
     def run_argv(self) -> list[str]:
@@ -137,6 +160,41 @@ def html_note(path: str) -> str:
     )
 
 
+def file_identity(path: Path) -> tuple[int, int, int] | None:
+    """Return what tells one version of a file from another (device, inode, modification time),
+    or None when there is no file. ``openeval run`` writes ``summary.json`` beside it and renames
+    it over the old one, so a summary it wrote never has the identity of the one before."""
+    try:
+        found = path.lstat()
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino, found.st_mtime_ns)
+
+
+def complete_summary(path: Path, before: tuple[int, int, int] | None = None
+                     ) -> dict[str, Any] | None:
+    """Return ``summary.json``'s object when a finished run wrote it, else None (missing, the
+    very file that was there before the run (``before``), unreadable, not an object, or without
+    the keys of a finished run)."""
+    if before is not None and file_identity(path) == before:
+        return None
+    try:
+        document = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(document, dict) or not document.keys() >= SUMMARY_KEYS:
+        return None
+    return document
+
+
+def step_exit_code(run_code: int, summary: Mapping[str, Any] | None) -> int:
+    """Return the step's exit code: ``openeval run``'s, except that a run without a complete
+    summary never passes (exit 0 with nothing written becomes a failure)."""
+    if summary is None and run_code == 0:
+        return EXIT_FAIL
+    return run_code
+
+
 def regressions_from_diff(document: Mapping[str, Any]) -> str:
     """Return the ``regressions`` output: how many cases got worse than the baseline."""
     found = document.get("regressions")
@@ -164,9 +222,10 @@ def _read_report(path: Path, fmt: str) -> str | None:
         return None
 
 
-def _baseline_reports(files: Mapping[str, Path], env: Mapping[str, str]) -> str:
+def _baseline_reports(files: Mapping[str, Path], env: Mapping[str, str]
+                      ) -> tuple[str, dict[str, Any] | None]:
     """Append the comparison's Markdown to the step summary, print its annotations, and
-    return the ``regressions`` output read from its JSON."""
+    return the ``regressions`` output and the comparison's JSON (None when unreadable)."""
     markdown = _read_report(files["markdown"], "baseline comparison")
     if markdown is not None:
         _append(env.get("GITHUB_STEP_SUMMARY"), "\n" + markdown)
@@ -174,11 +233,31 @@ def _baseline_reports(files: Mapping[str, Path], env: Mapping[str, str]) -> str:
     if annotations is not None:
         sys.stdout.write(annotations)
     text = _read_report(files["json"], "baseline JSON")
+    if text is None:
+        return "", None
     try:
-        return regressions_from_diff(json.loads(text)) if text is not None else ""
+        document = json.loads(text)
+        return regressions_from_diff(document), document
     except (ValueError, AttributeError) as exc:
         print(command("warning", f"baseline comparison unreadable: {exc}", title="OpenEval"))
-        return ""
+        return "", None
+
+
+def _write_comment(inputs: ActionInputs, code: int, summary: Mapping[str, Any] | None,
+                   diff: Mapping[str, Any] | None, env: Mapping[str, str]) -> str:
+    """Render the pull-request comment into a file of its own; return the file's path."""
+    head: SuiteResult | None = None
+    if summary is not None:
+        try:
+            head = read_results(inputs.output)
+        except OpenEvalError:
+            head = None  # the comment then gives the counts alone
+    body = comment_body(key=inputs.suite, step_code=code, summary=summary, diff=diff,
+                        head=head, run_url=run_url(env))
+    folder = Path(env.get("RUNNER_TEMP") or tempfile.gettempdir())
+    path = folder / f"openeval-comment-{uuid.uuid4().hex}.md"
+    path.write_text(body, encoding="utf-8")
+    return str(path)
 
 
 def main(env: Mapping[str, str] | None = None) -> int:
@@ -189,6 +268,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
     try:
         if not inputs.suite:
             raise ValueError("the suite input is empty; give the folder of test cases")
+        comment = enabled(inputs.comment)
         if inputs.baseline and not Path(inputs.baseline).is_dir():
             print(command("warning", f"baseline folder {inputs.baseline} not found (no results "
                           "from the base branch yet?); the run is not compared with one",
@@ -200,12 +280,16 @@ def main(env: Mapping[str, str] | None = None) -> int:
         _append(env.get("GITHUB_OUTPUT"), format_outputs(outputs))
         return EXIT_USAGE
 
+    summary_file = Path(inputs.output) / SUMMARY_NAME
+    diff: dict[str, Any] | None = None
     with tempfile.TemporaryDirectory(prefix="openeval-action-") as scratch:
         markdown_file = Path(scratch) / "summary.md"
         github_file = Path(scratch) / "annotations.txt"
         html_file = Path(inputs.output) / HTML_REPORT_NAME
         with contextlib.suppress(OSError):  # not removable: openeval run will say why
             html_file.unlink(missing_ok=True)
+        # Left in place, since openeval run reads it to clear the case files it lists.
+        earlier_summary = file_identity(summary_file)
         argv += ["--report", f"markdown={markdown_file}", "--report", f"github={github_file}",
                  "--report", f"html={html_file}"]
         diff_files = {fmt: Path(scratch) / f"baseline.{fmt}" for fmt in ("markdown", "json",
@@ -213,15 +297,11 @@ def main(env: Mapping[str, str] | None = None) -> int:
         if inputs.baseline:
             for fmt, path in diff_files.items():
                 argv += ["--baseline-report", f"{fmt}={path}"]
-        code = _cli(argv)
-        summary_file = Path(inputs.output) / "summary.json"
-        finished = code in (0, EXIT_FAIL) and summary_file.is_file()
-        if finished:
-            try:
-                summary = json.loads(summary_file.read_text(encoding="utf-8"))
-                outputs = outputs_from_summary(summary, inputs.output)
-            except (OSError, ValueError, AttributeError) as exc:
-                print(command("warning", f"{summary_file}: unreadable: {exc}", title="OpenEval"))
+        run_code = _cli(argv)
+        summary = (complete_summary(summary_file, earlier_summary)
+                   if run_code in (0, EXIT_FAIL) else None)
+        if summary is not None:
+            outputs = outputs_from_summary(summary, inputs.output)
             markdown = _read_report(markdown_file, "markdown")
             if markdown is not None:
                 _append(env.get("GITHUB_STEP_SUMMARY"), markdown)
@@ -231,13 +311,22 @@ def main(env: Mapping[str, str] | None = None) -> int:
             if annotations is not None:
                 sys.stdout.write(annotations)
             if inputs.baseline:
-                outputs["regressions"] = _baseline_reports(diff_files, env)
-    if not finished:
-        _append(
-            env.get("GITHUB_STEP_SUMMARY"),
-            f"### OpenEval\n\n❌ `openeval run` stopped with exit code {code} before writing "
-            "results; its error is in the job log.\n",
-        )
+                outputs["regressions"], diff = _baseline_reports(diff_files, env)
+    code = step_exit_code(run_code, summary)
+    if summary is None:
+        why = (f"stopped with exit code {run_code} before writing results; its error is in "
+               "the job log")
+        if run_code in (0, EXIT_FAIL):
+            why = (f"exited with code {run_code} but wrote no complete {summary_file}, so "
+                   "there is no verdict: the run died before it finished")
+            print(command("error", f"openeval run {why}", title="OpenEval"))
+        _append(env.get("GITHUB_STEP_SUMMARY"), f"### OpenEval\n\n❌ `openeval run` {why}.\n")
+    if comment:
+        try:
+            outputs["comment-file"] = _write_comment(inputs, code, summary, diff, env)
+        except OSError as exc:
+            print(command("warning", f"the pull-request comment could not be written: {exc}",
+                          title="OpenEval"))
     _append(env.get("GITHUB_OUTPUT"), format_outputs(outputs))
     sys.stdout.flush()
     return code

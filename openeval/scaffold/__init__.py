@@ -14,8 +14,9 @@ from typing import Literal, get_args
 InitFormat = Literal["native", "openai", "anthropic", "langchain", "otel"]
 INIT_FORMATS: tuple[str, ...] = get_args(InitFormat)
 
-ACTION_REF = "openeval/openeval-core@v1"
-"""The published GitHub Action the workflow uses (the ``v1`` tag moves with each 1.x
+ACTION_REF = "OWNER/openeval@v1"
+"""The GitHub Action the workflow uses unless told otherwise: ``OWNER`` stands for the GitHub
+path this repository is published under, as in the README (the ``v1`` tag moves with each 1.x
 release; pin ``@v1.2.3`` for a gate that never changes under you)."""
 
 SUITE = "evals"
@@ -75,9 +76,11 @@ Copy this folder once per task. Each folder holding a `testcase.json` and one tr
 """.encode()
 
 
-def _workflow() -> bytes:
+def _workflow(action: str) -> bytes:
     return f"""\
 # Gate every pull request on the agent evals under {SUITE}/.
+# `{action}` is the OpenEval GitHub Action; pin a full version (@v1.2.3) for a gate that
+# never changes under you.
 name: agent evals
 
 on:
@@ -94,7 +97,7 @@ jobs:
     steps:
       - uses: actions/checkout@v4
       - id: openeval
-        uses: {ACTION_REF}
+        uses: {action}
         with:
           suite: {SUITE}
           args: --junit openeval-junit.xml
@@ -108,14 +111,15 @@ jobs:
 """.encode()
 
 
-def init_files(fmt: InitFormat = "native") -> dict[str, bytes]:
-    """Return the files of a new suite with one example case in ``fmt``, and its workflow,
-    by POSIX path relative to the folder ``openeval init`` sets up."""
+def init_files(fmt: InitFormat = "native", action: str = ACTION_REF) -> dict[str, bytes]:
+    """Return the files of a new suite with one example case in ``fmt``, and its workflow
+    (using the Action ``action``), by POSIX path relative to the folder ``openeval init``
+    sets up."""
     template = _template(fmt)
     trace_name = next(name for name in sorted(template) if name != "testcase.json")
     written = {f"{SUITE}/openeval.toml": _config()}
     for name, data in sorted(template.items()):
         written[f"{SUITE}/{CASE}/{name}"] = data
     written[f"{SUITE}/{CASE}/README.md"] = _case_readme(fmt, trace_name)
-    written[".github/workflows/openeval.yml"] = _workflow()
+    written[".github/workflows/openeval.yml"] = _workflow(action)
     return written

@@ -22,6 +22,7 @@ from anthropic.types import Message, TextBlock, ThinkingBlock, ToolUseBlock
 from fuzzing import assert_reads_or_refuses, json_values, replace_at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from run_profile import examples
 
 from openeval.adapters import detect_format, from_anthropic_messages, get_adapter, load_trace
 from openeval.adapters.base import TraceSource
@@ -433,7 +434,7 @@ MESSAGE = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(document=JSON | st.lists(MESSAGE, max_size=4))
 def test_any_input_gives_a_trace_or_our_error(document: Any) -> None:
     try:
@@ -443,7 +444,7 @@ def test_any_input_gives_a_trace_or_our_error(document: Any) -> None:
     assert AgentTrace.from_dict(trace.to_dict()) == trace
 
 
-@settings(max_examples=200, deadline=None,
+@settings(max_examples=examples(200), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(sorted(PRODUCERS)),
        path=st.lists(st.integers(min_value=0, max_value=50), max_size=6),

@@ -35,6 +35,7 @@ from langchain_core.tools import BaseTool, tool
 from langchain_core.tracers.base import BaseTracer
 from langchain_core.tracers.context import collect_runs
 from langchain_core.tracers.schemas import Run
+from run_profile import examples
 
 from openeval.adapters import detect_format, from_langchain_run, from_openai_messages, load_trace
 from openeval.adapters.base import TraceSource
@@ -524,7 +525,7 @@ JSON = json_values(
 RUN_TYPE = st.sampled_from(["llm", "chat_model", "tool", "chain", "retriever", "x", None])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(document=JSON | st.lists(st.fixed_dictionaries(
     {"run_type": RUN_TYPE, "name": st.sampled_from(["agent", "get_weather", ""])},
     optional={"child_runs": JSON, "outputs": JSON, "inputs": JSON, "id": JSON,
@@ -538,7 +539,7 @@ def test_any_input_gives_a_trace_or_our_error(document: Any) -> None:
     assert [s.step_id for s in trace.steps] == list(range(1, len(trace.steps) + 1))
 
 
-@settings(max_examples=200, deadline=None,
+@settings(max_examples=examples(200), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(sorted(PRODUCERS)),
        path=st.lists(st.integers(min_value=0, max_value=50), max_size=10),

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
 from openai.types.responses import Response, ResponseFunctionToolCall
+from run_profile import examples
 
 from openeval.adapters import detect_format, from_openai_messages, get_adapter, load_trace
 from openeval.adapters.base import TraceSource
@@ -529,7 +530,7 @@ JSON = json_values(
 ROLES = st.sampled_from(["user", "assistant", "tool", "system", "function", "robot", None])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(document=JSON | st.lists(st.fixed_dictionaries({"role": ROLES}, optional={
     "content": JSON, "tool_calls": JSON, "tool_call_id": JSON, "function_call": JSON})))
 def test_any_input_gives_a_trace_or_our_error(document: Any) -> None:
@@ -540,7 +541,7 @@ def test_any_input_gives_a_trace_or_our_error(document: Any) -> None:
     assert AgentTrace.from_dict(trace.to_dict()) == trace
 
 
-@settings(max_examples=200, deadline=None,
+@settings(max_examples=examples(200), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(sorted(PRODUCERS)),
        path=st.lists(st.integers(min_value=0, max_value=50), max_size=6),

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from run_profile import examples
 
 from openeval.checks._context import CheckContext
 from openeval.errors import TestCaseError
@@ -352,7 +353,7 @@ def area_tests(module: Any, area: str) -> tuple[Callable[..., None], ...]:
 
     @pytest.mark.parametrize("name", names)
     @given(data=st.data())
-    @settings(max_examples=60, deadline=None)
+    @settings(max_examples=examples(60), deadline=None)
     def test_random_input(name: str, data: st.DataObject) -> None:
         check = getattr(module, name)
         kinds = [texts, traces]

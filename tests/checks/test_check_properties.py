@@ -13,6 +13,7 @@ import pytest
 from check_cases import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from run_profile import examples
 
 import openeval.checks as checks
 from openeval.checks import AREAS, CheckContext
@@ -91,7 +92,7 @@ def _assert_well_formed(name: str, result: Any) -> None:
 
 
 @pytest.mark.parametrize("name", TEXT_CHECKS)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(subject=subjects)
 def test_any_input_gives_well_formed_scores(name: str, subject: Any) -> None:
     function = getattr(checks, name)
@@ -102,7 +103,7 @@ def test_any_input_gives_well_formed_scores(name: str, subject: Any) -> None:
 
 @pytest.mark.parametrize(
     "name", [n for n in TEXT_CHECKS if "reference" in REFERENCE[n]["settings"]])
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(reply=texts, reference=st.one_of(texts, json_values.filter(lambda v: v is not None)))
 def test_any_reference_gives_well_formed_scores(name: str, reply: str, reference: Any) -> None:
     function = getattr(checks, name)

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from nltk.translate.bleu_score import SmoothingFunction
 from nltk.translate.bleu_score import sentence_bleu as nltk_bleu
 from rouge_score.rouge_scorer import RougeScorer
+from run_profile import examples
 
 from openeval.checks import bleu, json_diff, levenshtein_ratio, numeric_diff, rouge
 from openeval.checks.similarity import lcs_length, levenshtein
@@ -48,14 +49,14 @@ json_without_null_or_bool = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(reply=numbers, expected=numbers)
 def test_numeric_diff_is_autoevals_numeric_diff(reply: float, expected: float) -> None:
     theirs = NumericDiff().eval(reply, expected).score
     assert numeric_diff(reply, reference=expected)[0].value == pytest.approx(theirs, abs=1e-9)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(reply=short_text, expected=short_text)
 def test_levenshtein_ratio_is_autoevals_levenshtein(reply: str, expected: str) -> None:
     theirs = Levenshtein().eval(reply, expected).score
@@ -71,13 +72,13 @@ def _edit_distance(a: str, b: str) -> int:
     return row[-1]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(a=st.text("abc", max_size=80), b=st.text("abc", max_size=80))
 def test_bit_parallel_edit_distance_is_the_textbook_one(a: str, b: str) -> None:
     assert levenshtein(a, b) == _edit_distance(a, b)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(a=st.lists(st.sampled_from("xyz"), max_size=70), b=st.lists(st.sampled_from("xyz"),
                                                                     max_size=70))
 def test_bit_parallel_lcs_is_the_textbook_one(a: list[str], b: list[str]) -> None:
@@ -89,7 +90,7 @@ def test_bit_parallel_lcs_is_the_textbook_one(a: list[str], b: list[str]) -> Non
     assert lcs_length(a, b) == table[-1][-1]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(reply=json_without_null_or_bool, expected=json_without_null_or_bool)
 def test_json_diff_is_autoevals_json_diff(reply: Any, expected: Any) -> None:
     # preserve_strings: strings are compared as strings, as the reference says; autoevals would
@@ -100,7 +101,7 @@ def test_json_diff_is_autoevals_json_diff(reply: Any, expected: Any) -> None:
     assert ours == pytest.approx(theirs, abs=1e-9)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(reply=word_lists, expected=word_lists)
 def test_rouge_is_rouge_score(reply: list[str], expected: list[str]) -> None:
     theirs = RougeScorer(["rougeL", "rouge1", "rouge2"]).score(" ".join(expected),
@@ -111,7 +112,7 @@ def test_rouge_is_rouge_score(reply: list[str], expected: list[str]) -> None:
     assert ours["rouge_2"].value == pytest.approx(theirs["rouge2"].fmeasure)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(reply=word_lists, expected=word_lists, max_n=st.integers(1, 4))
 def test_bleu_is_nltk_sentence_bleu_with_add_one_smoothing(
     reply: list[str], expected: list[str], max_n: int

@@ -45,7 +45,8 @@ def _subprocess(*args: str) -> Outcome:
     return Outcome(done.returncode, done.stdout, done.stderr)
 
 
-@pytest.fixture(params=["clirunner", "subprocess"])
+# The subprocess twin of each test is slow (a fresh interpreter per call): CI runs it.
+@pytest.fixture(params=["clirunner", pytest.param("subprocess", marks=pytest.mark.slow)])
 def openeval(request: pytest.FixtureRequest) -> Invoke:
     """Return a function running ``openeval ARGS`` one way or the other."""
     return _in_process if request.param == "clirunner" else _subprocess

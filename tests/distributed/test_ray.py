@@ -43,7 +43,10 @@ from openeval.production.engine import local_rows  # noqa: E402
 from openeval.production.plan import plan_of  # noqa: E402
 from openeval.production.records import Unreadable  # noqa: E402
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:ray")  # Ray's own settings
+pytestmark = [
+    pytest.mark.ray,
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:ray"),  # Ray's own settings
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = [

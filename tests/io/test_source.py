@@ -112,6 +112,8 @@ def test_default_line_limit_stops_a_gigabyte_bomb_in_bounded_memory(tmp_path: Pa
     assert growth < 160 * MiB, f"peak RSS grew by {growth / MiB:.0f} MiB reading a 1 GiB bomb"
 
 
+# Slow (2.1 GiB decompressed); tests/io/test_lines.py reaches the same limit with a smaller one.
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss units differ off Linux")
 def test_default_size_limit_stops_a_bomb_of_blank_lines_in_bounded_memory(
     tmp_path: Path,

@@ -6,6 +6,7 @@ from itertools import permutations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from run_profile import examples
 
 from openeval.matching.flow import augment, max_pairs
 
@@ -32,7 +33,7 @@ def _brute(left: list[int], right: list[int], edges: list[list[int]]) -> int:
     return best
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(graphs())
 def test_flow_and_paths_find_the_maximum(
     graph: tuple[list[int], list[int], list[list[int]]],

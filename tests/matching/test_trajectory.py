@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from run_profile import examples
 
 from openeval.errors import OpenEvalError, TestCaseError
 from openeval.jsonio import read_json_file
@@ -214,7 +215,7 @@ def _brute_force(
 
 
 @pytest.mark.parametrize("mode", TRAJECTORY_MODES)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data())
 def test_matching_agrees_with_brute_force(mode: str, data: st.DataObject) -> None:
     steps, expected, spec = data.draw(cases(mode))

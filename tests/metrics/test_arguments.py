@@ -7,6 +7,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from run_profile import examples
 
 from openeval.metrics import get_metric
 from openeval.metrics.arguments import ExpectedArgs, _pair_groups, pair_calls
@@ -27,7 +28,7 @@ def _best(expected: list[ExpectedArgs], actual: list[dict[str, Any]]) -> int:
                for p in permutations(range(n), m))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.dictionaries(st.sampled_from(["q", "page"]), PATTERN, min_size=1, max_size=2),
                 min_size=1, max_size=4),
        st.lists(ARGS, max_size=5))

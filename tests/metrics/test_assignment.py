@@ -6,6 +6,7 @@ from itertools import permutations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from run_profile import examples
 
 from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
 
@@ -32,7 +33,7 @@ matrices = st.integers(1, 6).flatmap(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(matrices)
 def test_assignment_is_optimal_and_one_to_one(weights: list[list[int]]) -> None:
     paired = max_weight_assignment(weights)
@@ -71,7 +72,7 @@ groups = st.integers(1, 3).flatmap(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(groups)
 def test_transport_equals_the_assignment_of_the_expanded_matrix(
     case: tuple[list[list[int]], list[int], list[int]],

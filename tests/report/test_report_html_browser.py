@@ -3,8 +3,9 @@ script, and the DOM it dumps is checked (figures, rows, filters from the URL fra
 views, sorting) along with proof that a script planted in a trace's text never ran.
 
 The filters are driven by the fragment the page's script reads (``report.html#failed``), so
-``--dump-dom`` alone sees the result, with no DevTools client. Chromium is required: CI installs
-it (``.ci/run``), and without it these tests fail saying how to install it; they never skip.
+``--dump-dom`` alone sees the result, with no DevTools client. Marked ``browser``: the default
+run leaves them out, and CI installs Chromium and runs them (``.ci/run``), failing when it is
+missing; asked for outside CI without Chromium, they are skipped saying how to install it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ PLANTED = (
     "<img src=x onerror=\"document.title='pwned'\">"
 )
 DIVERGED = "05-search-replay-divergence"
+
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")

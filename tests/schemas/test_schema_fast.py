@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from run_profile import examples
 
 from openeval.errors import OpenEvalError
 from openeval.schemas import SchemaName, load_schema, validate
@@ -119,7 +120,7 @@ def test_every_shipped_schema_gets_a_fast_check(name: SchemaName) -> None:
 
 
 @pytest.mark.parametrize("name", SCHEMAS)
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_fast_check_agrees_with_jsonschema(name: SchemaName, data: st.DataObject) -> None:
     document = data.draw(mutated(name))
