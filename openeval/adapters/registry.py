@@ -29,6 +29,7 @@ _BUILTIN: dict[str, str] = {
     "fixtura": "openeval.adapters.fixtura",
     "otel": "openeval.adapters.otel",
     "langchain": "openeval.adapters.langchain",
+    "openai_agents": "openeval.adapters.openai_agents",
     "openai": "openeval.adapters.openai",
     "anthropic": "openeval.adapters.anthropic",
 }

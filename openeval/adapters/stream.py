@@ -272,6 +272,9 @@ def _read_whole(source: TraceSource, file: str, adapter: TraceAdapter) -> Iterat
     if adapter.name == "otel":
         yield from _otel_document(source, file)
         return
+    if callable(getattr(adapter, "load_many", None)):
+        yield from _many_document(source, file, adapter)
+        return
     try:
         trace = adapter.load(source)
         check_trace(trace, source.limits, file)
@@ -283,6 +286,26 @@ def _read_whole(source: TraceSource, file: str, adapter: TraceAdapter) -> Iterat
         yield Unreadable(file, 0, "does not fit in the memory available while it is read")
         return
     yield TraceRecord(trace, file, 1, adapter.name, _own_id(trace, None) or trace.task_id)
+
+
+def _many_document(source: TraceSource, file: str, adapter: Any) -> Iterator[Item]:
+    """Yield the traces of a format holding many in one document (``adapter.load_many``:
+    Inspect samples, Agents SDK trace ids), each one record; a broken one is unreadable."""
+    try:
+        for trace in adapter.load_many(source):
+            if isinstance(trace, TraceFormatError):
+                yield Unreadable(file, 1, _reason(trace, file, 1))
+                continue
+            try:
+                check_trace(trace, source.limits, file)
+            except TraceFormatError as exc:
+                yield Unreadable(file, 1, _reason(exc, file, 1))
+                continue
+            yield TraceRecord(trace, file, 1, adapter.name, _own_id(trace, None) or trace.task_id)
+    except TraceFormatError as exc:
+        yield Unreadable(file, 1, _reason(exc, file, 1))
+    except MemoryError:
+        yield Unreadable(file, 0, "does not fit in the memory available while it is read")
 
 
 def _otel_document(source: TraceSource, file: str) -> Iterator[Item]:
