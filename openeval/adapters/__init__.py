@@ -27,6 +27,7 @@ _LAZY: dict[str, str] = {
     "from_fixtura_trace": "openeval.adapters.fixtura",
     "from_langchain_messages": "openeval.adapters.langchain",
     "from_langchain_run": "openeval.adapters.langchain",
+    "from_mlflow_trace": "openeval.adapters.mlflow",
     "from_openai_agents_trace": "openeval.adapters.openai_agents",
     "from_openai_messages": "openeval.adapters.openai",
     "from_otel_spans": "openeval.adapters.otel",
@@ -43,6 +44,7 @@ __all__ = [
     "from_fixtura_trace",
     "from_langchain_messages",
     "from_langchain_run",
+    "from_mlflow_trace",
     "from_openai_agents_trace",
     "from_openai_messages",
     "from_otel_spans",
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     from openeval.adapters.anthropic import from_anthropic_messages
     from openeval.adapters.fixtura import from_fixtura_trace
     from openeval.adapters.langchain import from_langchain_messages, from_langchain_run
+    from openeval.adapters.mlflow import from_mlflow_trace
     from openeval.adapters.openai import from_openai_messages
     from openeval.adapters.openai_agents import from_openai_agents_trace
     from openeval.adapters.otel import from_otel_spans

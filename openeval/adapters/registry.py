@@ -30,6 +30,7 @@ _BUILTIN: dict[str, str] = {
     "otel": "openeval.adapters.otel",
     "langchain": "openeval.adapters.langchain",
     "openai_agents": "openeval.adapters.openai_agents",
+    "mlflow": "openeval.adapters.mlflow",
     "openai": "openeval.adapters.openai",
     "anthropic": "openeval.adapters.anthropic",
 }
