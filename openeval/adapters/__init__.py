@@ -25,6 +25,7 @@ from openeval.lazy import lazy_exports
 _LAZY: dict[str, str] = {
     "from_anthropic_messages": "openeval.adapters.anthropic",
     "from_fixtura_trace": "openeval.adapters.fixtura",
+    "from_inspect_log": "openeval.adapters.inspect_log",
     "from_langchain_messages": "openeval.adapters.langchain",
     "from_langchain_run": "openeval.adapters.langchain",
     "from_mlflow_trace": "openeval.adapters.mlflow",
@@ -42,6 +43,7 @@ __all__ = [
     "format_names",
     "from_anthropic_messages",
     "from_fixtura_trace",
+    "from_inspect_log",
     "from_langchain_messages",
     "from_langchain_run",
     "from_mlflow_trace",
@@ -62,6 +64,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
 if TYPE_CHECKING:
     from openeval.adapters.anthropic import from_anthropic_messages
     from openeval.adapters.fixtura import from_fixtura_trace
+    from openeval.adapters.inspect_log import from_inspect_log
     from openeval.adapters.langchain import from_langchain_messages, from_langchain_run
     from openeval.adapters.mlflow import from_mlflow_trace
     from openeval.adapters.openai import from_openai_messages

@@ -74,7 +74,9 @@ class MLflowAdapter:
     """Reads MLflow 3 ``Trace.to_json()`` documents."""
 
     name = "mlflow"
-    description = 'MLflow 3 Trace.to_json(): {"info": ..., "data": {"spans": [...]}}, or one per line'
+    description = (
+        'MLflow 3 Trace.to_json(): {"info": ..., "data": {"spans": [...]}}, or one per line'
+    )
 
     def refusal(self, source: TraceSource) -> str | None:
         """Return None for an MLflow trace document, else why not."""

@@ -31,6 +31,7 @@ _BUILTIN: dict[str, str] = {
     "langchain": "openeval.adapters.langchain",
     "openai_agents": "openeval.adapters.openai_agents",
     "mlflow": "openeval.adapters.mlflow",
+    "inspect": "openeval.adapters.inspect_log",
     "openai": "openeval.adapters.openai",
     "anthropic": "openeval.adapters.anthropic",
 }

@@ -52,7 +52,7 @@ __all__ = [
     "read_records",
 ]
 
-TRACE_FILE_ENDINGS: tuple[str, ...] = (".json", ".jsonl", ".zst", ".trace")
+TRACE_FILE_ENDINGS: tuple[str, ...] = (".json", ".jsonl", ".zst", ".trace", ".eval")
 """Which files of a folder are read: names ending so (case-insensitively)."""
 
 _GLOB_CHARS = frozenset("*?[")

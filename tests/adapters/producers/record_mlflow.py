@@ -27,10 +27,10 @@ from typing import Any
 os.environ["MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"] = "false"
 os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"
 
-import httpx2  # noqa: E402
-import mlflow  # noqa: E402
-from mlflow.tracing.constant import SpanAttributeKey  # noqa: E402
-from openai import OpenAI  # noqa: E402
+import httpx2
+import mlflow
+from mlflow.tracing.constant import SpanAttributeKey
+from openai import OpenAI
 
 OUT = Path(__file__).parents[2] / "data" / "adapters" / "mlflow"
 QUESTION = "What is the weather in Paris?"
