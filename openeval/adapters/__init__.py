@@ -23,6 +23,7 @@ from openeval.adapters.registry import (
 from openeval.lazy import lazy_exports
 
 _LAZY: dict[str, str] = {
+    "from_adk_session": "openeval.adapters.adk_session",
     "from_anthropic_messages": "openeval.adapters.anthropic",
     "from_fixtura_trace": "openeval.adapters.fixtura",
     "from_inspect_log": "openeval.adapters.inspect_log",
@@ -41,6 +42,7 @@ __all__ = [
     "TraceSource",
     "detect_format",
     "format_names",
+    "from_adk_session",
     "from_anthropic_messages",
     "from_fixtura_trace",
     "from_inspect_log",
@@ -62,6 +64,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
 
 
 if TYPE_CHECKING:
+    from openeval.adapters.adk_session import from_adk_session
     from openeval.adapters.anthropic import from_anthropic_messages
     from openeval.adapters.fixtura import from_fixtura_trace
     from openeval.adapters.inspect_log import from_inspect_log

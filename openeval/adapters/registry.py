@@ -32,6 +32,7 @@ _BUILTIN: dict[str, str] = {
     "openai_agents": "openeval.adapters.openai_agents",
     "mlflow": "openeval.adapters.mlflow",
     "inspect": "openeval.adapters.inspect_log",
+    "adk_session": "openeval.adapters.adk_session",
     "openai": "openeval.adapters.openai",
     "anthropic": "openeval.adapters.anthropic",
 }
