@@ -28,6 +28,7 @@ _LAZY: dict[str, str] = {
     "from_fixtura_trace": "openeval.adapters.fixtura",
     "from_inspect_log": "openeval.adapters.inspect_log",
     "from_langchain_messages": "openeval.adapters.langchain",
+    "from_langfuse_trace": "openeval.adapters.langfuse_export",
     "from_langchain_run": "openeval.adapters.langchain",
     "from_mlflow_trace": "openeval.adapters.mlflow",
     "from_openai_agents_trace": "openeval.adapters.openai_agents",
@@ -48,6 +49,7 @@ __all__ = [
     "from_inspect_log",
     "from_langchain_messages",
     "from_langchain_run",
+    "from_langfuse_trace",
     "from_mlflow_trace",
     "from_openai_agents_trace",
     "from_openai_messages",
@@ -69,6 +71,7 @@ if TYPE_CHECKING:
     from openeval.adapters.fixtura import from_fixtura_trace
     from openeval.adapters.inspect_log import from_inspect_log
     from openeval.adapters.langchain import from_langchain_messages, from_langchain_run
+    from openeval.adapters.langfuse_export import from_langfuse_trace
     from openeval.adapters.mlflow import from_mlflow_trace
     from openeval.adapters.openai import from_openai_messages
     from openeval.adapters.openai_agents import from_openai_agents_trace

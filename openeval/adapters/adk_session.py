@@ -160,8 +160,10 @@ def _model_turn(
     code = _get(event, "error_code", "errorCode")
     message = _get(event, "error_message", "errorMessage")
     problems = [str(p) for p in (code, message) if isinstance(p, str) and p]
+    model = _get(event, "model_version", "modelVersion")
     builder.model_turn(
         "\n".join(texts), calls, start=start, tokens=tokens,
+        model=model if isinstance(model, str) and model else None,
         finish_reason=optional_str(event, "finish_reason"),
         error=": ".join(problems) or None,
     )

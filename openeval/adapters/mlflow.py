@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from openeval.adapters._chat import content_text
-from openeval.adapters._run_steps import AskedCall, RunBuilder
+from openeval.adapters._model_output import model_output, text_of
+from openeval.adapters._run_steps import RunBuilder
 from openeval.adapters._toolkit import (
     Errors,
     optional_str,
@@ -38,7 +39,7 @@ from openeval.adapters.base import TraceSource
 from openeval.adapters.tool_args import ToolArgs, parse_tool_args
 from openeval.adapters.tool_definitions import merge_definitions, tool_definitions
 from openeval.errors import TraceFormatError
-from openeval.jsonio import MAX_JSON_DEPTH, dump_json_compact, parse_json
+from openeval.jsonio import MAX_JSON_DEPTH, parse_json
 from openeval.models import AgentTrace
 
 DEFAULT_TASK_ID = "mlflow_task"
@@ -135,7 +136,7 @@ def _convert(document: Any, task_id: str | None, errors: Errors) -> AgentTrace:
     final: str | None = None
     if root is not None:
         if not builder.turns.first_user_text:
-            given_input = _text_of(root.attributes.get("mlflow.spanInputs"))
+            given_input = text_of(root.attributes.get("mlflow.spanInputs"))
         outputs = root.attributes.get("mlflow.spanOutputs")
         if isinstance(outputs, str) and root.kind not in MODEL_TYPES and root.kind != "TOOL":
             final = outputs  # what the agent returned is its answer
@@ -232,7 +233,7 @@ def _model_turn(span: _Span, builder: RunBuilder, errors: Errors, said_input: bo
         builder.tool_definitions = merge_definitions(
             builder.tool_definitions, tool_definitions(tools, errors, f"{where}.mlflow.chat.tools")
         )
-    text, calls, finish, model = _model_output(
+    text, calls, finish, model = model_output(
         attributes.get("mlflow.spanOutputs"), errors, f"{where}.mlflow.spanOutputs"
     )
     usage = attributes.get("mlflow.chat.tokenUsage")
@@ -244,78 +245,6 @@ def _model_turn(span: _Span, builder: RunBuilder, errors: Errors, said_input: bo
     builder.model_turn(text, calls, start=span.start, end=span.end, model=model, tokens=tokens,
                        finish_reason=finish, error=span.error)
     return said_input
-
-
-def _model_output(
-    outputs: Any, errors: Errors, location: str
-) -> tuple[str, list[AskedCall], str | None, str | None]:
-    """Return (text, asked calls, finish reason, model) of a model span's outputs."""
-    if outputs is None:
-        return "", [], None, None
-    if isinstance(outputs, str):
-        return outputs, [], None, None
-    if not isinstance(outputs, dict):
-        return dump_json_compact(outputs), [], None, None
-    model = optional_str(outputs, "model")
-    choices = outputs.get("choices")
-    if isinstance(choices, list):
-        if len(choices) != 1:
-            raise errors(
-                f"{len(choices)} choices (a request with n={len(choices)}): a trace holds the "
-                "one answer the agent went on with", f"{location}.choices",
-            )
-        choice = errors.require_dict(choices[0], f"{location}.choices[0]", "a choice")
-        message = errors.require_dict(choice.get("message"), f"{location}.choices[0].message",
-                                      "a message")
-        text, calls = _message(message, errors, f"{location}.choices[0].message")
-        return text, calls, optional_str(choice, "finish_reason"), model
-    if outputs.get("type") == "message" or "content" in outputs:
-        text, calls = _message(outputs, errors, location)
-        return text, calls, optional_str(outputs, "stop_reason"), model
-    return dump_json_compact(outputs), [], None, model
-
-
-def _message(
-    message: dict[str, Any], errors: Errors, location: str
-) -> tuple[str, list[AskedCall]]:
-    """Return the text and calls of an OpenAI or Anthropic assistant message."""
-    content = message.get("content")
-    calls: list[AskedCall] = []
-    texts: list[str] = []
-    if isinstance(content, list):
-        for index, block in enumerate(content):
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
-                texts.append(block["text"])
-            elif block.get("type") == "tool_use":
-                name = errors.require_str(block, "name", f"{location}.content[{index}]")
-                calls.append(AskedCall(name, parse_tool_args(block.get("input")),
-                                       optional_str(block, "id")))
-    else:
-        texts.append(content_text(content, errors, f"{location}.content"))
-    for index, call in enumerate(_list(message.get("tool_calls"))):
-        at = f"{location}.tool_calls[{index}]"
-        call = errors.require_dict(call, at, "a tool call")
-        function = errors.require_dict(call.get("function"), f"{at}.function", "a function")
-        name = errors.require_str(function, "name", f"{at}.function")
-        calls.append(AskedCall(name, parse_tool_args(function.get("arguments")),
-                               optional_str(call, "id")))
-    return "\n".join(t for t in texts if t), calls
-
-
-def _text_of(value: Any) -> str | None:
-    """Return a root span's inputs as the trace's input: text as it is, a one-value object's
-    value when it is text, else compact JSON."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict) and len(value) == 1:
-        only = next(iter(value.values()))
-        if isinstance(only, str):
-            return only
-    return dump_json_compact(value)
 
 
 def _list(value: Any) -> list[Any]:

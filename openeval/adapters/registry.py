@@ -33,6 +33,7 @@ _BUILTIN: dict[str, str] = {
     "mlflow": "openeval.adapters.mlflow",
     "inspect": "openeval.adapters.inspect_log",
     "adk_session": "openeval.adapters.adk_session",
+    "langfuse_export": "openeval.adapters.langfuse_export",
     "openai": "openeval.adapters.openai",
     "anthropic": "openeval.adapters.anthropic",
 }
