@@ -80,8 +80,8 @@ class MLflowAdapter:
     )
 
     def refusal(self, source: TraceSource) -> str | None:
-        """Return None for an MLflow trace document, else why not."""
-        document = source.document_or_none()
+        """Return None for an MLflow trace document (or JSON Lines of them), else why not."""
+        document = source.first_json_line() if source.is_json_lines else source.document_or_none()
         if not isinstance(document, dict):
             return "not a JSON object"
         data = document.get("data")
@@ -92,8 +92,25 @@ class MLflowAdapter:
         return None
 
     def load(self, source: TraceSource) -> AgentTrace:
-        """Return the trace in ``source``; raise TraceFormatError naming the place if broken."""
-        return _convert(source.document(), task_id_from_path(source.path), Errors(source.path))
+        """Return the trace in ``source``; raise TraceFormatError naming the place if broken,
+        or when it is JSON Lines of several traces (``openeval score`` reads those)."""
+        errors = Errors(source.path)
+        if not source.is_json_lines:
+            return _convert(source.document(), task_id_from_path(source.path), errors)
+        lines = source.json_lines()
+        first = next(lines, None)
+        if next(lines, None) is not None:
+            raise errors("JSON Lines of several MLflow traces; score them all with openeval "
+                         "score, or keep one trace per file")
+        if first is None:
+            raise errors("no trace in the file")
+        line_no, value = first
+        try:
+            return _convert(value, task_id_from_path(source.path), errors)
+        except TraceFormatError as exc:
+            raise TraceFormatError(exc.message, source=source.path,
+                                   location=f"line {line_no}: {exc.location or ''}".rstrip(": ")
+                                   ) from None
 
 
 ADAPTER = MLflowAdapter()

@@ -92,7 +92,10 @@ def _workdir(golden: Path | None = None) -> Iterator[Path]:
 
 
 def _documents(content: bytes) -> tuple[list[Any], str]:
-    """Return the JSON values in a golden file and how it is stored: doc, lines or zstd."""
+    """Return the JSON values in a golden file and how it is stored: doc, lines, zstd or zip
+    (a zip of JSON members, such as an Inspect ``.eval`` log, is one ``{member: value}``)."""
+    if content.startswith(b"PK\x03\x04"):
+        return [_zip_members(content)], "zip"
     container = "doc"
     if content.startswith(ZSTD_MAGIC):
         import zstandard
@@ -108,7 +111,43 @@ def _documents(content: bytes) -> tuple[list[Any], str]:
     return values, "zstd" if container == "zstd" else "lines"
 
 
+def _zip_members(content: bytes) -> dict[str, Any]:
+    import io
+    import zipfile
+
+    import zstandard
+
+    members: dict[str, Any] = {}
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        for info in archive.infolist():
+            if info.compress_type == 93:  # zstd, which zipfile before 3.14 cannot read
+                start = info.header_offset
+                name_length = int.from_bytes(content[start + 26:start + 28], "little")
+                extra_length = int.from_bytes(content[start + 28:start + 30], "little")
+                begin = start + 30 + name_length + extra_length
+                stored = content[begin:begin + info.compress_size]
+                raw = zstandard.ZstdDecompressor().stream_reader(stored).read()
+            else:
+                raw = archive.read(info)
+            members[info.filename] = json.loads(raw)
+    return members
+
+
+def _zip_bytes(value: Any) -> bytes:
+    import io
+    import zipfile
+
+    members = value if isinstance(value, dict) else {"header.json": value}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, member in members.items():
+            archive.writestr(str(name) or "x", json.dumps(member))
+    return buffer.getvalue()
+
+
 def _encode(values: list[Any], container: str) -> bytes:
+    if container == "zip":
+        return _zip_bytes(values[0])
     if container == "doc":
         return json.dumps(values[0]).encode()
     lines = [json.dumps(v).encode() + b"\n" for v in values]

@@ -96,7 +96,7 @@ def main() -> int:
     for name, document in runs.items():
         (OUT / f"{name}.json").write_text(json.dumps(document, indent=1, ensure_ascii=False)
                                           + "\n")
-    (OUT / "VERSION").write_text(
+    (OUT / "VERSION.txt").write_text(
         f"langfuse {importlib.metadata.version('langfuse')} (shape validated, not recorded)\n"
     )
     return 0

@@ -102,7 +102,7 @@ def main() -> int:
     }
     for name, (model, tool) in runs.items():
         (OUT / f"{name}.json").write_text(asyncio.run(_session(model, tool)) + "\n")
-    (OUT / "VERSION").write_text(f"google-adk {importlib.metadata.version('google-adk')}\n")
+    (OUT / "VERSION.txt").write_text(f"google-adk {importlib.metadata.version('google-adk')}\n")
     return 0
 
 

@@ -91,7 +91,7 @@ def main() -> int:
     ModelAPI.count_text_tokens = _word_count  # type: ignore[method-assign]
     _record(3, "weather")
     _record(1, "weather_one")
-    (OUT / "VERSION").write_text(f"inspect-ai {importlib.metadata.version('inspect-ai')}\n")
+    (OUT / "VERSION.txt").write_text(f"inspect-ai {importlib.metadata.version('inspect-ai')}\n")
     return 0
 
 

@@ -123,7 +123,7 @@ def main() -> int:
     (OUT / "weather.json").write_text(right.to_json(pretty=True) + "\n")
     lines = [trace.to_json() for trace in (right, wrong, broken)]
     (OUT / "weather_runs.jsonl").write_text("\n".join(lines) + "\n")
-    (OUT / "VERSION").write_text(
+    (OUT / "VERSION.txt").write_text(
         f"mlflow-skinny {importlib.metadata.version('mlflow-skinny')}\n"
         f"openai {importlib.metadata.version('openai')}\n"
     )

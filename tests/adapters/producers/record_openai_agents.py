@@ -166,7 +166,7 @@ def main() -> int:
     broken_tool.name = "get_weather"
     _write("weather_tool_error.json", _run(broken, broken_tool))
     version = importlib.metadata.version("openai-agents")
-    (OUT / "VERSION").write_text(
+    (OUT / "VERSION.txt").write_text(
         f"openai-agents {version}\nopenai {importlib.metadata.version('openai')}\n"
     )
     return 0
