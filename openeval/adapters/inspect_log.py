@@ -40,8 +40,8 @@ from openeval.models import AgentTrace
 ZIP_MAGIC = b"PK\x03\x04"
 ZIP_ZSTD = 93
 """The zip compression method of Zstandard, which Inspect writes its members with."""
-MAX_MEMBERS = 100_000
-"""Most members a ``.eval`` zip may hold (a log has a few per sample)."""
+MAX_MEMBERS = 200_000
+"""Most members a ``.eval`` zip may hold (a log has about two per sample)."""
 DENIED_ERRORS = frozenset({"approval", "parsing"})
 """Tool error types Inspect gives a call that never ran."""
 
@@ -149,10 +149,16 @@ def _zip_log(source: TraceSource, errors: Errors) -> tuple[dict[str, Any], list[
     """Return the header and (location, reader) of each sample of a ``.eval`` zip."""
     limit = source.limits.max_decompressed_bytes
     data = b"".join(source.chunks())  # the file's size was checked against the limit
+    # Counted from the end record before zipfile reads the directory: it builds an object per
+    # member, so a file of millions of empty members would fill memory before any check.
+    claimed = _claimed_members(data)
+    if claimed is not None and claimed > MAX_MEMBERS:
+        raise errors(f"its zip directory claims {claimed} members, over the {MAX_MEMBERS} an "
+                     "Inspect log may hold")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = archive.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
         raise errors(f"not a readable zip: {exc}") from None
     if len(members) > MAX_MEMBERS:
         raise errors(f"{len(members)} zip members, over the {MAX_MEMBERS} an Inspect log may "
@@ -191,6 +197,26 @@ def _zip_log(source: TraceSource, errors: Errors) -> tuple[dict[str, Any], list[
         key=lambda m: m.filename,
     )
     return header, [(m.filename, lambda m=m: read(m)) for m in samples]
+
+
+def _claimed_members(data: bytes) -> int | None:
+    """Return the member count a zip's end record claims (zip64 too); None when there is no
+    end record (zipfile then refuses the file)."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - _END_SEARCH))
+    if end < 0 or len(data) < end + 22:
+        return None
+    count: int = struct.unpack("<H", data[end + 10:end + 12])[0]
+    locator = end - 20
+    if count == 0xFFFF and locator >= 0 and data[locator:locator + 4] == b"PK\x06\x07":
+        offset: int = struct.unpack("<Q", data[locator + 8:locator + 16])[0]
+        record = data[offset:offset + 56]
+        if len(record) == 56 and record[:4] == b"PK\x06\x06":
+            count = struct.unpack("<Q", record[32:40])[0]
+    return count
+
+
+_END_SEARCH = 22 + 65_535
+"""How far from the end a zip's end record may start (its fixed part plus the longest comment)."""
 
 
 def _stored_bytes(data: bytes, member: zipfile.ZipInfo) -> bytes:

@@ -311,3 +311,73 @@ def test_golden_is_detected_as_its_folder_format(golden: Path) -> None:
     check_every_reader(golden)
     if golden.parent.name in format_names():
         assert detect_format(TraceSource(golden)).name == golden.parent.name
+
+
+# ----------------------------------------------------------------------------- bounded zips
+
+
+def _zip_of(members: dict[str, bytes], method: int = 8) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", method) as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def _zip64_end_claiming(count: int) -> bytes:
+    """A zip that is only end records, claiming ``count`` members (zip64)."""
+    import struct
+
+    head = b"PK\x03\x04" + bytes(26)
+    offset = len(head)
+    record = (b"PK\x06\x06" + struct.pack("<QHHII", 44, 45, 45, 0, 0)
+              + struct.pack("<QQQQ", count, count, 0, 0))
+    locator = b"PK\x06\x07" + struct.pack("<IQI", 0, offset, 1)
+    end = b"PK\x05\x06" + struct.pack("<HHHHIIH", 0, 0, 0xFFFF, 0xFFFF, 0, 0, 0)
+    return head + record + locator + end
+
+
+HEADER = json.dumps({"eval": {"task": "t"}, "status": "success"}).encode()
+ZIP_BOMBS: dict[str, tuple[bytes, int | None, str]] = {
+    "directory_claims_millions_of_members": (
+        _zip64_end_claiming(5_000_000), None, "claims 5000000 members"),
+    "members_larger_than_the_read_limit": (
+        _zip_of({"header.json": HEADER, "samples/a.json": b" " * 3_000_000}), 1_000_000,
+        "over the 1000000-byte limit"),
+    "not_a_zip_after_its_magic": (b"PK\x03\x04" + b"header.json" + bytes(200), None,
+                                  "not a readable zip"),
+    "no_header": (_zip_of({"samples/a.json": b"{}"}), None, "no header.json"),
+    "sample_nested_too_deep": (
+        _zip_of({"header.json": HEADER, "samples/a.json": b"[" * 5000 + b"]" * 5000}), None,
+        "samples/a.json"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZIP_BOMBS))
+def test_eval_zip_reading_is_bounded(name: str, tmp_path: Path) -> None:
+    from openeval.adapters.base import LoadOptions
+
+    content, limit, expected = ZIP_BOMBS[name]
+    path = tmp_path / "log.eval"
+    path.write_bytes(content)
+    options = LoadOptions(max_decompressed_bytes=limit) if limit else None
+    with pytest.raises(TraceFormatError) as raised:
+        load_trace(path, format="inspect", options=options)
+    message = str(raised.value)
+    assert expected in message and "log.eval" in message and "\n" not in message
+
+
+def test_mlflow_attribute_json_nested_too_deep_is_kept_as_text(tmp_path: Path) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    span = {"name": "get_weather", "span_id": "a", "parent_span_id": None,
+            "start_time_unix_nano": 1, "end_time_unix_nano": 2, "status": {"code": "OK"},
+            "attributes": {"mlflow.spanType": '"TOOL"', "mlflow.spanInputs": deep,
+                           "mlflow.spanOutputs": '"ok"'}}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"info": {"trace_id": "tr-1"}, "data": {"spans": [span]}}))
+    trace = load_trace(path)
+    [call] = trace.tool_calls()
+    assert call.tool_args is None and call.error is not None and call.tool_result == "ok"
