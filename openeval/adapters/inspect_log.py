@@ -259,8 +259,8 @@ def _sample_trace(
             )
         elif role == "tool":
             error = message.get("error")
-            kind = error.get("type") if isinstance(error, dict) else None
-            text = error.get("message") if isinstance(error, dict) else None
+            kind = optional_str(error, "type") if isinstance(error, dict) else None
+            text = optional_str(error, "message") if isinstance(error, dict) else None
             refused = kind in DENIED_ERRORS
             denied = denied or refused
             builder.tool_run(

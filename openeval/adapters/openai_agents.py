@@ -135,9 +135,10 @@ def _refusal(document: Any) -> str | None:
         return "not a list of Agents SDK exports"
     spans = 0
     for index, item in enumerate(items):
-        if not isinstance(item, dict) or item.get("object") not in _OBJECTS:
+        kind = item.get("object") if isinstance(item, dict) else None
+        if not isinstance(kind, str) or kind not in _OBJECTS:
             return f"item {index} has no 'object' \"trace\" or \"trace.span\""
-        spans += item.get("object") == "trace.span"
+        spans += kind == "trace.span"
     return None if spans else "no span ({\"object\": \"trace.span\"})"
 
 

@@ -106,3 +106,38 @@ def test_a_log_of_several_samples_read_as_one_trace_points_at_score(name: str) -
 
     with pytest.raises(TraceFormatError, match="3 samples; score them all with openeval score"):
         read_trace(DATA / name)
+
+
+ENTRY_POINTS = {
+    "openai_agents/weather_chat.json": ("from_openai_agents_trace", {}),
+    "mlflow/weather.json": ("from_mlflow_trace", {}),
+    "inspect/weather.json": ("from_inspect_log", {"sample": "weather-3"}),
+    "adk_session/weather_tool_error.json": ("from_adk_session", {}),
+    "langfuse_export/weather.json": ("from_langfuse_trace", {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_python_entry_point_reads_what_the_file_reader_reads(name: str) -> None:
+    import openeval.adapters
+
+    entry, kwargs = ENTRY_POINTS[name]
+    document = orjson.loads((DATA / name).read_bytes())
+    trace = getattr(openeval.adapters, entry)(document, task_id="given", **kwargs)
+    if "sample" in kwargs:
+        [from_file] = [r.trace for r in iter_traces(DATA / name)
+                       if isinstance(r, TraceRecord) and r.trace.task_id == kwargs["sample"]]
+    else:
+        from_file = read_trace(DATA / name)[0]
+    assert trace.task_id == "given"
+    assert trace.steps == from_file.steps and trace.final_output == from_file.final_output
+    assert trace.messages == from_file.messages
+
+
+def test_inspect_entry_point_asks_which_sample() -> None:
+    from openeval.adapters import from_inspect_log
+    from openeval.errors import TraceFormatError
+
+    document = orjson.loads((DATA / "inspect/weather.json").read_bytes())
+    with pytest.raises(TraceFormatError, match="3 samples; say which one with sample="):
+        from_inspect_log(document)
