@@ -141,3 +141,57 @@ def test_inspect_entry_point_asks_which_sample() -> None:
     document = orjson.loads((DATA / "inspect/weather.json").read_bytes())
     with pytest.raises(TraceFormatError, match="3 samples; say which one with sample="):
         from_inspect_log(document)
+
+
+@pytest.mark.parametrize("kind,denied", [("approval", True), ("parsing", True),
+                                         ("timeout", False)])
+def test_inspect_calls_that_never_ran_are_denied(kind: str, denied: bool, tmp_path: Path) -> None:
+    document = orjson.loads((DATA / "inspect/weather_one.json").read_bytes())
+    [tool] = [m for m in document["samples"][0]["messages"] if m["role"] == "tool"]
+    tool["error"] = {"type": kind, "message": "Tool call rejected by approver."}
+    path = tmp_path / "log.json"
+    path.write_bytes(orjson.dumps(document))
+    trace = read_trace(path)[0]
+    [call] = trace.tool_calls()
+    assert call.denied is denied and call.error == f"{kind}: Tool call rejected by approver."
+    assert trace.records("denials")
+    recovery = get_metric("denial_recovery_rate").score(trace, PARIS)
+    assert recovery.passed is not None  # an Inspect log records denials: judged, not n.a.
+    assert (recovery.details == "no denied tool calls") is not denied
+
+
+MODEL_OUTPUTS = {
+    "anthropic_message": (
+        {"type": "message", "role": "assistant", "stop_reason": "tool_use", "content": [
+            {"type": "text", "text": "Checking."},
+            {"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+             "input": {"city": "Paris"}}]},
+        "Checking.", "tool_use"),
+    "bare_message_with_calls": (
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function",
+             "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+        "", None),
+    "text": ("It is sunny.", "It is sunny.", None),  # the TOOL run alone makes the call
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_OUTPUTS))
+def test_langfuse_and_mlflow_read_each_model_output_shape(name: str, tmp_path: Path) -> None:
+    output, text, finish = MODEL_OUTPUTS[name]
+    langfuse = orjson.loads((DATA / "langfuse_export/weather.json").read_bytes())
+    langfuse["observations"][1]["output"] = output
+    mlflow = orjson.loads((DATA / "mlflow/weather.json").read_bytes())
+    [model_span] = [s for s in mlflow["data"]["spans"]
+                    if s["attributes"]["mlflow.spanOutputs"].startswith('{"id": "chatcmpl-1"')]
+    model_span["attributes"]["mlflow.spanOutputs"] = orjson.dumps(output).decode()
+    for document in (langfuse, mlflow):
+        path = tmp_path / "t.json"
+        path.write_bytes(orjson.dumps(document))
+        trace = read_trace(path)[0]
+        first = next(s for s in trace.steps if s.type == "thought")
+        assert (first.content, first.finish_reason) == (text, finish)
+        # The model's call and the tool's run are one step (or the run alone, for text).
+        [call] = trace.tool_calls()
+        assert (call.tool_name, call.tool_args) == ("get_weather", {"city": "Paris"})
+        assert call.tool_result == "18°C and sunny in Paris"
