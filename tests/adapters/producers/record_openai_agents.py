@@ -9,6 +9,7 @@ them as one JSON list per run under ``tests/data/adapters/openai_agents/``:
 - ``weather_chat.json``: the Chat Completions model (generation spans carry the messages);
 - ``weather_responses.json``: the default Responses model (response spans carry only ids);
 - ``weather_wrong_city.json``: the model asks for London's weather instead;
+- ``weather_handoff.json``: a triage agent hands off to the weather agent, which answers;
 - ``weather_tool_error.json``: the tool raises, the SDK hands the model its error text.
 
 Run: ``/tmp/venv/bin/python tests/adapters/producers/record_openai_agents.py``
@@ -150,6 +151,25 @@ def _run(model: Any, tool: Any) -> list[dict[str, Any]]:
     return keep.items
 
 
+def _run_handoff() -> list[dict[str, Any]]:
+    """A triage agent hands off to the weather agent, which calls the tool and answers."""
+    keep = Keep()
+    set_trace_processors([keep])
+    handoff = {"id": "call_handoff_1", "type": "function",
+               "function": {"name": "transfer_to_weather_agent", "arguments": "{}"}}
+    triage_model = OpenAIChatCompletionsModel(model="gpt-4.1-mini", openai_client=_client([
+        _chat_reply(1, {"role": "assistant", "content": None, "tool_calls": [handoff]},
+                    "tool_calls"),
+    ]))
+    weather = Agent(name="weather_agent", instructions="Answer weather questions.",
+                    model=_chat_model("Paris"), tools=[get_weather])
+    triage = Agent(name="triage", instructions="Route the question.", model=triage_model,
+                   handoffs=[weather])
+    result = asyncio.run(Runner.run(triage, QUESTION))
+    assert result.final_output == ANSWER, result.final_output
+    return keep.items
+
+
 def _write(name: str, items: list[dict[str, Any]]) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / name).write_text(json.dumps(items, indent=1, ensure_ascii=False) + "\n")
@@ -161,6 +181,7 @@ def main() -> int:
                                      openai_client=_client(_responses_replies()))
     _write("weather_responses.json", _run(responses, get_weather))
     _write("weather_wrong_city.json", _run(_chat_model("London"), get_weather))
+    _write("weather_handoff.json", _run_handoff())
     broken = _chat_model("Paris")
     broken_tool = get_weather_broken
     broken_tool.name = "get_weather"
