@@ -1,7 +1,8 @@
 """OpenAI Agents SDK traces: what a ``TracingProcessor`` receives, exported.
 
 Reads a JSON list of ``trace.export()`` / ``span.export()`` objects (what a processor that
-keeps them writes), or the SDK exporter's batch ``{"data": [...]}``. Spans are read in the
+keeps them writes), the same as JSON Lines (one export per line), or the SDK exporter's batch
+``{"data": [...]}``. Spans are read in the
 order they started:
 
 - ``generation`` span: one model turn; its ``output`` is Chat Completions assistant messages
@@ -97,7 +98,13 @@ class OpenAIAgentsAdapter:
     )
 
     def refusal(self, source: TraceSource) -> str | None:
-        """Return None for a list of Agents SDK exports, else why not."""
+        """Return None for a list of Agents SDK exports (or JSON Lines of them), else why not."""
+        if source.is_json_lines:
+            first = source.first_json_line()
+            kind = first.get("object") if isinstance(first, dict) else None
+            if isinstance(kind, str) and kind in _OBJECTS:
+                return None
+            return "first line is not an Agents SDK export"
         return _refusal(source.document_or_none())
 
     def load(self, source: TraceSource) -> AgentTrace:
@@ -118,10 +125,16 @@ class OpenAIAgentsAdapter:
     def load_many(self, source: TraceSource) -> Iterator[AgentTrace | TraceFormatError]:
         """Yield each trace of ``source`` (one per ``trace_id``), or the error reading it."""
         errors = Errors(source.path)
-        document = source.document()
+        task_id = task_id_from_path(source.path)
         try:
-            yield from _traces(_items(document, errors), errors, task_id_from_path(source.path),
-                               name_by_trace=True)
+            if source.is_json_lines:  # a processor writing each export as a line
+                lines = list(source.json_lines())
+                items = [value for _, value in lines]
+                places = [f"line {number}" for number, _ in lines]
+                yield from _traces(items, errors, task_id, name_by_trace=True, places=places)
+            else:
+                items = _items(source.document(), errors)
+                yield from _traces(items, errors, task_id, name_by_trace=True)
         except TraceFormatError as exc:
             yield exc
 
@@ -162,14 +175,16 @@ class _Span:
 
 
 def _traces(
-    items: Any, errors: Errors, task_id: str, *, name_by_trace: bool = False
+    items: Any, errors: Errors, task_id: str, *, name_by_trace: bool = False,
+    places: list[str] | None = None,
 ) -> Iterator[AgentTrace]:
-    """Yield the trace of each trace_id among ``items``, in the order they first appear."""
+    """Yield the trace of each trace_id among ``items``, in the order they first appear;
+    ``places`` names each item in errors (``line 3``), else its list index."""
     listed = errors.require_list(items, "", "a list of exports")
     heads: dict[str, dict[str, Any]] = {}
     groups: dict[str, list[_Span]] = {}
     for index, item in enumerate(listed):
-        location = f"[{index}]"
+        location = places[index] if places is not None else f"[{index}]"
         item = errors.require_dict(item, location, "a trace or span export")
         kind = item.get("object")
         trace_id = optional_str(item, "trace_id" if kind == "trace.span" else "id") or ""

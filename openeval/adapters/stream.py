@@ -259,13 +259,21 @@ def _whole_file_adapter(source: TraceSource, forced: str | None) -> TraceAdapter
     when the file is JSON Lines holding one trace per line."""
     if forced is not None:
         adapter = get_adapter(forced)
-        if adapter.name == "fixtura" or not source.is_json_lines:
+        if adapter.name in _WHOLE_FILE_LINES or not source.is_json_lines:
             return adapter
         return None
     if source.is_json_lines:
-        fixtura = get_adapter("fixtura")
-        return fixtura if fixtura.refusal(source) is None else None
+        for name in _WHOLE_FILE_LINES:
+            adapter = get_adapter(name)
+            if adapter.refusal(source) is None:
+                return adapter
+        return None
     return detect_format(source)
+
+
+_WHOLE_FILE_LINES = ("fixtura", "openai_agents")
+"""Formats whose JSON Lines are the parts of a whole file's traces (events, exported spans),
+not one trace per line."""
 
 
 def _read_whole(source: TraceSource, file: str, adapter: TraceAdapter) -> Iterator[Item]:

@@ -10,7 +10,9 @@ them as one JSON list per run under ``tests/data/adapters/openai_agents/``:
 - ``weather_responses.json``: the default Responses model (response spans carry only ids);
 - ``weather_wrong_city.json``: the model asks for London's weather instead;
 - ``weather_handoff.json``: a triage agent hands off to the weather agent, which answers;
-- ``weather_tool_error.json``: the tool raises, the SDK hands the model its error text.
+- ``weather_tool_error.json``: the tool raises, the SDK hands the model its error text;
+- ``two_runs.jsonl``: the exports of ``weather_chat`` and ``weather_tool_error`` one per line,
+  as a processor appending each export to a file writes them.
 
 Run: ``/tmp/venv/bin/python tests/adapters/producers/record_openai_agents.py``
 """
@@ -186,6 +188,10 @@ def main() -> int:
     broken_tool = get_weather_broken
     broken_tool.name = "get_weather"
     _write("weather_tool_error.json", _run(broken, broken_tool))
+    lines = [json.dumps(item, ensure_ascii=False) + "\n"
+             for name in ("weather_chat.json", "weather_tool_error.json")
+             for item in json.loads((OUT / name).read_text())]
+    (OUT / "two_runs.jsonl").write_text("".join(lines))
     version = importlib.metadata.version("openai-agents")
     (OUT / "VERSION.txt").write_text(
         f"openai-agents {version}\nopenai {importlib.metadata.version('openai')}\n"
