@@ -42,6 +42,7 @@ ZIP_ZSTD = 93
 """The zip compression method of Zstandard, which Inspect writes its members with."""
 MAX_MEMBERS = 200_000
 """Most members a ``.eval`` zip may hold (a log has about two per sample)."""
+_MEMBER_MARKS = (b"_journal/", b"samples/", b"header.json")
 DENIED_ERRORS = frozenset({"approval", "parsing"})
 """Tool error types Inspect gives a call that never ran."""
 
@@ -95,9 +96,11 @@ class InspectLogAdapter:
     def refusal(self, source: TraceSource) -> str | None:
         """Return None for an Inspect log (zip with a header, or its JSON), else why not."""
         if source.head.startswith(ZIP_MAGIC):
-            return None if b"header.json" in source.head or b"samples/" in source.head else (
-                "a zip without an Inspect log's header.json or samples/"
-            )
+            # Member names sit in the local headers; Inspect writes its journal and samples
+            # first, its header last.
+            if any(name in source.head for name in _MEMBER_MARKS):
+                return None
+            return "a zip without an Inspect log's _journal/, samples/ or header.json"
         document = source.document_or_none()
         if not isinstance(document, dict) or not isinstance(document.get("eval"), dict):
             return "no 'eval' object of an Inspect log"
