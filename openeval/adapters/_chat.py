@@ -24,6 +24,7 @@ from openeval.adapters._toolkit import (
 )
 from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
 from openeval.adapters.tool_args import ToolArgs
+from openeval.adapters.tool_definitions import merge_definitions, tool_definitions
 from openeval.jsonio import dump_json_compact, join_path
 from openeval.models import AgentTrace, MessageRole, TraceStep
 
@@ -84,6 +85,9 @@ class Turn:
     tokens: dict[str, int] | None = None
     latency_ms: float | None = None
     timestamp: float = 0.0
+    answer: str | None = None
+    """The turn's answer when it is not simply its text after no client call: set for a
+    turn whose server-side tools ran inside it and whose last text block answers."""
 
     @property
     def text(self) -> str:
@@ -102,6 +106,8 @@ class StepList:
         self.steps: list[TraceStep] = []
         self.pairing = CallPairing()
         self.turns = Turns()
+        self.tool_definitions: list[dict[str, Any]] = []
+        """The tools offered, where the source records them (a Response's ``tools``)."""
 
     def add_message(self, role: MessageRole, text: str) -> None:
         """Append a system or user message (they make no step)."""
@@ -144,7 +150,11 @@ class StepList:
             self.steps.append(step)
             if awaits_result:
                 self.pairing.expect(step, call_id)
-        self.turns.answer(turn.text, asked_for_tools=any(awaits for _, _, awaits in turn.calls))
+        if turn.answer is not None:
+            self.turns.answer(turn.answer, asked_for_tools=False)
+        else:
+            asked = any(awaits for _, _, awaits in turn.calls)
+            self.turns.answer(turn.text, asked_for_tools=asked)
 
     def add_result(
         self,
@@ -196,6 +206,7 @@ class StepList:
             messages=self.turns.messages,
             signals=[],  # chat messages record no denial and no replay
             # (docs/semantics.md#no-vacuous-passes)
+            tool_definitions=self.tool_definitions,
         )
         skipped = (metadata or {}).get("skipped_item_types")
         also = f" (skipped item types: {', '.join(skipped)})" if skipped else ""
@@ -241,10 +252,32 @@ Converter = Callable[[Any, str, Errors], AgentTrace]
 """``convert(payload, task_id, errors)``: reads one vendor's plain payload into a trace."""
 
 
+TOOLS_KEY = "tools"
+"""The key of a wrapped document holding the tools offered (the request's ``tools``)."""
+
+
+def _split_tools(document: Any) -> tuple[Any, Any]:
+    """Return ``(document without its tools, tools)`` for a wrapped document that records the
+    request's ``tools`` beside its messages; ``(document, None)`` otherwise."""
+    if isinstance(document, dict) and PAYLOAD_KEY in document and TOOLS_KEY in document:
+        rest = {key: value for key, value in document.items() if key != TOOLS_KEY}
+        return rest, document[TOOLS_KEY]
+    return document, None
+
+
+def _with_tools(trace: AgentTrace, tools: Any, errors: Errors) -> AgentTrace:
+    if tools is not None:
+        given = tool_definitions(tools, errors, TOOLS_KEY)
+        trace.tool_definitions = merge_definitions(given, trace.tool_definitions)
+    return trace
+
+
 def trace_from_file(source: TraceSource, convert: Converter) -> AgentTrace:
     """Return the trace in a bare or wrapped message document, read with ``convert``."""
-    payload, overrides = split_envelope(source.document(), PAYLOAD_KEY)
-    trace = convert(payload, task_id_from_path(source.path), Errors(source.path))
+    document, tools = _split_tools(source.document())
+    payload, overrides = split_envelope(document, PAYLOAD_KEY)
+    errors = Errors(source.path)
+    trace = _with_tools(convert(payload, task_id_from_path(source.path), errors), tools, errors)
     return apply_envelope(trace, overrides, source.path)
 
 
@@ -261,9 +294,9 @@ def trace_from_objects(
     explicit envelope values (None or empty means "not given") and wins over a wrapped one.
     """
     errors = Errors(None)
-    plain = to_plain(messages, errors, PAYLOAD_KEY)
+    plain, tools = _split_tools(to_plain(messages, errors, PAYLOAD_KEY))
     payload, overrides = split_envelope(plain, PAYLOAD_KEY)
-    trace = convert(payload, task_id, errors)
+    trace = _with_tools(convert(payload, task_id, errors), tools, errors)
     overrides.update({key: value for key, value in given.items() if value})
     return apply_envelope(trace, overrides, Path("<messages>"))
 
@@ -302,7 +335,7 @@ def sniff(document: Any) -> tuple[Vendor | None, str]:
     ``"plain"`` is a list of role messages with text only, which both vendors could have
     written. Never raises; looks only at keys and block types, never at text.
     """
-    payload, _ = split_envelope(document, PAYLOAD_KEY)
+    payload, _ = split_envelope(_split_tools(document)[0], PAYLOAD_KEY)
     if isinstance(payload, dict):
         if payload.get("object") in ("chat.completion", "response"):
             return "openai", ""

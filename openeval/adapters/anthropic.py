@@ -157,6 +157,8 @@ class _Reader:
         )
         # Server tools (web search, code execution) answer inside the same assistant message.
         inline_results: list[tuple[str | None, str, str | None]] = []
+        client_calls = False
+        last_text: str | None = None
         for index, block in enumerate(blocks):
             block_at = f"{location}[{index}]"
             block = self.errors.require_dict(block, block_at, "a block")
@@ -165,6 +167,7 @@ class _Reader:
                 text = block.get("text")
                 if isinstance(text, str):
                     turn.texts.append(text)
+                    last_text = text
             elif kind == "thinking":
                 thinking = block.get("thinking")
                 if isinstance(thinking, str):
@@ -173,9 +176,15 @@ class _Reader:
                 name = self.errors.require_str(block, "name", block_at)
                 step = tool_call_step(name, parse_tool_args(block.get("input")))
                 turn.calls.append((step, optional_str(block, "id"), True))
+                client_calls = client_calls or kind == "tool_use"
             elif isinstance(kind, str) and kind.endswith("_tool_result"):
                 inline_results.append(self._server_result(block, block_at))
             # redacted_thinking is opaque by design; images and documents carry no step.
+        if inline_results and not client_calls:
+            # Server tools ran inside this message and nothing waits for the client: the
+            # message ends the run, and its last text block, written after the tools' results,
+            # is the answer (the earlier blocks narrate the search).
+            turn.answer = last_text or ""
         self.steps.add_turn(turn)
         for call_id, text, error in inline_results:
             self.steps.add_result(call_id=call_id, text=text, error=error)

@@ -36,6 +36,7 @@ from openeval.adapters._chat import (
 from openeval.adapters._toolkit import Errors, optional_str, token_counts
 from openeval.adapters.base import TraceSource
 from openeval.adapters.tool_args import ToolArgs, parse_tool_args
+from openeval.adapters.tool_definitions import merge_definitions, tool_definitions
 from openeval.models import AgentTrace, TraceStep
 
 PROVIDER = "openai"
@@ -149,7 +150,15 @@ class _Reader:
         choices = self.errors.require_list(document.get("choices"), location, "choices")
         if not choices:
             raise self.errors("expected at least one choice", location)
-        # n > 1 asks for alternative answers; the agent went on with the first one.
+        if len(choices) > 1:
+            # n > 1 asks for alternative answers, and nothing in the response says which one
+            # the agent went on with: reading one would drop the others' tool calls unseen.
+            raise self.errors(
+                f"{len(choices)} choices (a request with n={len(choices)}): a trace holds the "
+                "one answer the agent went on with; keep that choice alone, or write each "
+                "choice as a trace of its own",
+                location,
+            )
         choice = self.errors.require_dict(choices[0], f"{location}[0]", "a choice")
         message_at = f"{location}[0].message"
         message = self.errors.require_dict(choice.get("message"), message_at, "a message")
@@ -164,6 +173,10 @@ class _Reader:
         output = self.errors.require_list(document.get("output"), location, "output items")
         self._close_turn()
         turn = self.turn = self._new_turn(document, created_key="created_at")
+        self.steps.tool_definitions = merge_definitions(
+            self.steps.tool_definitions,
+            tool_definitions(document.get("tools"), self.errors, f"{prefix}tools"),
+        )
         turn.tokens = _responses_tokens(document.get("usage"))
         started = _seconds(document.get("created_at"))
         ended = _seconds(document.get("completed_at"))

@@ -30,6 +30,11 @@ _BUILTIN: dict[str, str] = {
     "fixtura": "openeval.adapters.fixtura",
     "otel": "openeval.adapters.otel",
     "langchain": "openeval.adapters.langchain",
+    "openai_agents": "openeval.adapters.openai_agents",
+    "mlflow": "openeval.adapters.mlflow",
+    "inspect": "openeval.adapters.inspect_log",
+    "adk_session": "openeval.adapters.adk_session",
+    "langfuse_export": "openeval.adapters.langfuse_export",
     "openai": "openeval.adapters.openai",
     "anthropic": "openeval.adapters.anthropic",
 }

@@ -52,7 +52,7 @@ __all__ = [
     "read_records",
 ]
 
-TRACE_FILE_ENDINGS: tuple[str, ...] = (".json", ".jsonl", ".zst", ".trace")
+TRACE_FILE_ENDINGS: tuple[str, ...] = (".json", ".jsonl", ".zst", ".trace", ".eval")
 """Which files of a folder are read: names ending so (case-insensitively)."""
 
 _GLOB_CHARS = frozenset("*?[")
@@ -259,18 +259,29 @@ def _whole_file_adapter(source: TraceSource, forced: str | None) -> TraceAdapter
     when the file is JSON Lines holding one trace per line."""
     if forced is not None:
         adapter = get_adapter(forced)
-        if adapter.name == "fixtura" or not source.is_json_lines:
+        if adapter.name in _WHOLE_FILE_LINES or not source.is_json_lines:
             return adapter
         return None
     if source.is_json_lines:
-        fixtura = get_adapter("fixtura")
-        return fixtura if fixtura.refusal(source) is None else None
+        for name in _WHOLE_FILE_LINES:
+            adapter = get_adapter(name)
+            if adapter.refusal(source) is None:
+                return adapter
+        return None
     return detect_format(source)
+
+
+_WHOLE_FILE_LINES = ("fixtura", "openai_agents")
+"""Formats whose JSON Lines are the parts of a whole file's traces (events, exported spans),
+not one trace per line."""
 
 
 def _read_whole(source: TraceSource, file: str, adapter: TraceAdapter) -> Iterator[Item]:
     if adapter.name == "otel":
         yield from _otel_document(source, file)
+        return
+    if callable(getattr(adapter, "load_many", None)):
+        yield from _many_document(source, file, adapter)
         return
     try:
         trace = adapter.load(source)
@@ -283,6 +294,26 @@ def _read_whole(source: TraceSource, file: str, adapter: TraceAdapter) -> Iterat
         yield Unreadable(file, 0, "does not fit in the memory available while it is read")
         return
     yield TraceRecord(trace, file, 1, adapter.name, _own_id(trace, None) or trace.task_id)
+
+
+def _many_document(source: TraceSource, file: str, adapter: Any) -> Iterator[Item]:
+    """Yield the traces of a format holding many in one document (``adapter.load_many``:
+    Inspect samples, Agents SDK trace ids), each one record; a broken one is unreadable."""
+    try:
+        for trace in adapter.load_many(source):
+            if isinstance(trace, TraceFormatError):
+                yield Unreadable(file, 1, _reason(trace, file, 1))
+                continue
+            try:
+                check_trace(trace, source.limits, file)
+            except TraceFormatError as exc:
+                yield Unreadable(file, 1, _reason(exc, file, 1))
+                continue
+            yield TraceRecord(trace, file, 1, adapter.name, _own_id(trace, None) or trace.task_id)
+    except TraceFormatError as exc:
+        yield Unreadable(file, 1, _reason(exc, file, 1))
+    except MemoryError:
+        yield Unreadable(file, 0, "does not fit in the memory available while it is read")
 
 
 def _otel_document(source: TraceSource, file: str) -> Iterator[Item]:

@@ -92,7 +92,10 @@ def _workdir(golden: Path | None = None) -> Iterator[Path]:
 
 
 def _documents(content: bytes) -> tuple[list[Any], str]:
-    """Return the JSON values in a golden file and how it is stored: doc, lines or zstd."""
+    """Return the JSON values in a golden file and how it is stored: doc, lines, zstd or zip
+    (a zip of JSON members, such as an Inspect ``.eval`` log, is one ``{member: value}``)."""
+    if content.startswith(b"PK\x03\x04"):
+        return [_zip_members(content)], "zip"
     container = "doc"
     if content.startswith(ZSTD_MAGIC):
         import zstandard
@@ -108,7 +111,43 @@ def _documents(content: bytes) -> tuple[list[Any], str]:
     return values, "zstd" if container == "zstd" else "lines"
 
 
+def _zip_members(content: bytes) -> dict[str, Any]:
+    import io
+    import zipfile
+
+    import zstandard
+
+    members: dict[str, Any] = {}
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        for info in archive.infolist():
+            if info.compress_type == 93:  # zstd, which zipfile before 3.14 cannot read
+                start = info.header_offset
+                name_length = int.from_bytes(content[start + 26:start + 28], "little")
+                extra_length = int.from_bytes(content[start + 28:start + 30], "little")
+                begin = start + 30 + name_length + extra_length
+                stored = content[begin:begin + info.compress_size]
+                raw = zstandard.ZstdDecompressor().stream_reader(stored).read()
+            else:
+                raw = archive.read(info)
+            members[info.filename] = json.loads(raw)
+    return members
+
+
+def _zip_bytes(value: Any) -> bytes:
+    import io
+    import zipfile
+
+    members = value if isinstance(value, dict) else {"header.json": value}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, member in members.items():
+            archive.writestr(str(name) or "x", json.dumps(member))
+    return buffer.getvalue()
+
+
 def _encode(values: list[Any], container: str) -> bytes:
+    if container == "zip":
+        return _zip_bytes(values[0])
     if container == "doc":
         return json.dumps(values[0]).encode()
     lines = [json.dumps(v).encode() + b"\n" for v in values]
@@ -272,3 +311,73 @@ def test_golden_is_detected_as_its_folder_format(golden: Path) -> None:
     check_every_reader(golden)
     if golden.parent.name in format_names():
         assert detect_format(TraceSource(golden)).name == golden.parent.name
+
+
+# ----------------------------------------------------------------------------- bounded zips
+
+
+def _zip_of(members: dict[str, bytes], method: int = 8) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", method) as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def _zip64_end_claiming(count: int) -> bytes:
+    """A zip that is only end records, claiming ``count`` members (zip64)."""
+    import struct
+
+    head = b"PK\x03\x04" + bytes(26)
+    offset = len(head)
+    record = (b"PK\x06\x06" + struct.pack("<QHHII", 44, 45, 45, 0, 0)
+              + struct.pack("<QQQQ", count, count, 0, 0))
+    locator = b"PK\x06\x07" + struct.pack("<IQI", 0, offset, 1)
+    end = b"PK\x05\x06" + struct.pack("<HHHHIIH", 0, 0, 0xFFFF, 0xFFFF, 0, 0, 0)
+    return head + record + locator + end
+
+
+HEADER = json.dumps({"eval": {"task": "t"}, "status": "success"}).encode()
+ZIP_BOMBS: dict[str, tuple[bytes, int | None, str]] = {
+    "directory_claims_millions_of_members": (
+        _zip64_end_claiming(5_000_000), None, "claims 5000000 members"),
+    "members_larger_than_the_read_limit": (
+        _zip_of({"header.json": HEADER, "samples/a.json": b" " * 3_000_000}), 1_000_000,
+        "over the 1000000-byte limit"),
+    "not_a_zip_after_its_magic": (b"PK\x03\x04" + b"header.json" + bytes(200), None,
+                                  "not a readable zip"),
+    "no_header": (_zip_of({"samples/a.json": b"{}"}), None, "no header.json"),
+    "sample_nested_too_deep": (
+        _zip_of({"header.json": HEADER, "samples/a.json": b"[" * 5000 + b"]" * 5000}), None,
+        "samples/a.json"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ZIP_BOMBS))
+def test_eval_zip_reading_is_bounded(name: str, tmp_path: Path) -> None:
+    from openeval.adapters.base import LoadOptions
+
+    content, limit, expected = ZIP_BOMBS[name]
+    path = tmp_path / "log.eval"
+    path.write_bytes(content)
+    options = LoadOptions(max_decompressed_bytes=limit) if limit else None
+    with pytest.raises(TraceFormatError) as raised:
+        load_trace(path, format="inspect", options=options)
+    message = str(raised.value)
+    assert expected in message and "log.eval" in message and "\n" not in message
+
+
+def test_mlflow_attribute_json_nested_too_deep_is_kept_as_text(tmp_path: Path) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    span = {"name": "get_weather", "span_id": "a", "parent_span_id": None,
+            "start_time_unix_nano": 1, "end_time_unix_nano": 2, "status": {"code": "OK"},
+            "attributes": {"mlflow.spanType": '"TOOL"', "mlflow.spanInputs": deep,
+                           "mlflow.spanOutputs": '"ok"'}}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"info": {"trace_id": "tr-1"}, "data": {"spans": [span]}}))
+    trace = load_trace(path)
+    [call] = trace.tool_calls()
+    assert call.tool_args is None and call.error is not None and call.tool_result == "ok"
