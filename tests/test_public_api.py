@@ -57,7 +57,6 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
     },
     "openeval.checks": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
     "openeval.code_checks": {"call": _SUBMODULE, "loader": _SUBMODULE, "types": _SUBMODULE},
-    "openeval.engines": {"base": _SUBMODULE, "local": _SUBMODULE},
     "openeval.io": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
     "openeval.production": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
     "openeval.metrics": {
@@ -75,6 +74,7 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
     "openeval.results": {"records": _SUBMODULE, "summary": _SUBMODULE, "trials": _SUBMODULE,
                          "excerpt": _SUBMODULE},
     "openeval.scoring": {"plan": _SUBMODULE},
+    "openeval.suite.engines": {"base": _SUBMODULE, "local": _SUBMODULE},
 }
 """Per package: public names bound in it but not exported, each with why (the documentation).
 

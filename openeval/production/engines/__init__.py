@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from openeval.registry import Registry
+from openeval.registry import Registry as _Registry
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
@@ -43,7 +43,7 @@ _BUILTIN: dict[str, str] = {
     "ray": "openeval.production.engines.ray:score_rows",
 }
 
-ENGINES: Registry[Any] = Registry("engine", "openeval.score_engines", _BUILTIN)
+ENGINES: _Registry[Any] = _Registry("engine", "openeval.score_engines", _BUILTIN)
 
 DEFAULT_ENGINE = "local"
 
