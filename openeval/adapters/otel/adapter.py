@@ -19,7 +19,7 @@ from openeval.adapters.base import (
     item_count_note,
     split_envelope,
 )
-from openeval.adapters.otel.genai import trace_of_spans
+from openeval.adapters.otel.conventions import trace_of
 from openeval.adapters.otel.otlp import (
     PAYLOAD_KEY,
     Span,
@@ -118,7 +118,7 @@ def from_otel_spans(
             )
             overrides = {}
         decoded = _one_trace(decoded, None, _SPANS_HINT)
-        trace = trace_of_spans(decoded, errors, DEFAULT_TASK_ID)
+        trace = trace_of(decoded, errors, DEFAULT_TASK_ID)
     given = {
         "task_id": task_id, "input": input, "final_output": final_output,
         "actual_state": actual_state, "metadata": metadata,
@@ -149,7 +149,7 @@ class OtelAdapter:
         or naming how many traces the file holds when it holds more than one."""
         spans, overrides = read_spans(source)
         spans = _one_trace(spans, source.path, _FILE_HINT)
-        trace = trace_of_spans(spans, Errors(source.path), task_id_from_path(source.path))
+        trace = trace_of(spans, Errors(source.path), task_id_from_path(source.path))
         return apply_envelope(trace, overrides, source.path)
 
 
@@ -202,7 +202,7 @@ class SpanGrouping:
                 f"no root span among its {item_count_note(items, 'span')} (each names a "
                 "parent): its root span was never exported, so the trace is incomplete and "
                 "is not scored")
-        return trace_of_spans(spans, Errors(file), key), key
+        return trace_of(spans, Errors(file), key), key
 
 
 def _trace_key(raw: Any) -> str | None:
