@@ -35,6 +35,7 @@ def trace_of(spans: list[Span], errors: Errors, task_id: str) -> AgentTrace:
         holds, read = family()
         if holds(spans):
             return read(spans, errors, task_id)
+    from openeval.adapters.otel.dialects import lift
     from openeval.adapters.otel.genai import trace_of_spans
 
-    return trace_of_spans(spans, errors, task_id)
+    return trace_of_spans(lift(spans), errors, task_id)

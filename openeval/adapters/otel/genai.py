@@ -16,6 +16,8 @@ from typing import Any
 import orjson
 
 from openeval.adapters._toolkit import Errors, Turns, require_activity, token_counts
+from openeval.adapters.otel.assemble import tool_definition, unique_definitions
+from openeval.adapters.otel.dialects import parsed
 from openeval.adapters.otel.otlp import Span
 from openeval.adapters.tool_args import parse_tool_args
 from openeval.jsonio import (
@@ -130,10 +132,14 @@ def _say(mapping: _Mapping, message: dict[str, Any]) -> None:
     role = _ROLES.get(str(message.get("role")))
     if role is None or role == "assistant":
         return  # assistant messages come from the model spans' outputs, with their turn
-    if role != "tool":
+    parts = _parts(message)
+    answers_only = bool(parts) and all(p.get("type") == "tool_call_response" for p in parts)
+    if role != "tool" and not answers_only:
+        # (Bedrock and Anthropic send tool results in a "user" message: those are tool
+        # messages of the conversation, not something the user said.)
         mapping.turns.say(role, _text(message))
         return
-    for part in _parts(message):
+    for part in parts:
         if part.get("type") == "tool_call_response":
             call_id = part.get("id")
             name = mapping.call_names.get(call_id) if isinstance(call_id, str) else None
@@ -326,12 +332,35 @@ def trace_of_spans(spans: list[Span], errors: Errors, task_id: str) -> AgentTrac
         final_output=final_output,
         metadata=metadata,
         messages=mapping.turns.messages,
-        signals=[],  # OTel GenAI spans have no denial or replay field (CONTRACT 2.1)
+        signals=[],  # OTel GenAI spans have no denial or replay field
+        tool_definitions=_tool_definitions(spans),
     )
     found = f"among its {len(spans)} spans" if spans else "(it holds no span)"
     return require_activity(
         trace, errors, f"no GenAI span (chat, execute_tool, invoke_agent with content) {found}"
     )
+
+
+def _tool_definitions(spans: list[Span]) -> list[dict[str, Any]]:
+    """Return the tools offered: ``gen_ai.tool.definitions`` (a model span's list), else each
+    tool span's own ``gen_ai.tool.json_schema`` (Strands), by name, first seen first."""
+    found: list[dict[str, Any]] = []
+    for span in spans:
+        listed = parsed(span.attributes.get("gen_ai.tool.definitions"))
+        for item in listed if isinstance(listed, list) else ():
+            definition = tool_definition(item)
+            if definition is not None:
+                found.append(definition)
+        schema = parsed(span.attributes.get("gen_ai.tool.json_schema"))
+        name = span.attributes.get("gen_ai.tool.name")
+        if isinstance(schema, dict) and isinstance(name, str) and name:
+            own: dict[str, Any] = {"name": name}
+            description = span.attributes.get("gen_ai.tool.description")
+            if isinstance(description, str):
+                own["description"] = description
+            own["parameters"] = schema
+            found.append(own)
+    return unique_definitions(found)
 
 
 NOT_RECORDED_KEY = "not_recorded"

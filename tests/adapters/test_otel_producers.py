@@ -1,0 +1,56 @@
+"""Traces written by real producers (OpenInference, Strands, MCP, the AI SDK ...) read call by call.
+
+The fixtures are recorded by the scripts in ``tests/adapters/producers/`` (each runs the real
+package offline against a mock model); ``tests/data/adapters/otel_producers.json`` says what
+each must read as, and which test case a failing variant must fail, on which metric.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from openeval.adapters import load_trace
+from openeval.adapters.stream import TraceRecord, iter_traces
+from openeval.metrics.registry import get_metric
+from openeval.models import EvalTestCase
+
+DATA = Path(__file__).parent.parent / "data" / "adapters"
+EXPECTED: dict[str, Any] = {
+    k: v for k, v in orjson.loads((DATA / "otel_producers.json").read_bytes()).items()
+    if not k.startswith("_")
+}
+FAILING = [(good, bad, metric) for good, want in EXPECTED.items()
+           for bad, metric in want.get("fails", {}).items()]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_reads_call_by_call(name: str) -> None:
+    want = EXPECTED[name]
+    trace = load_trace(DATA / name)
+    calls = [{"tool": s.tool_name, "args": s.tool_args, "result": s.tool_result, "error": s.error}
+             for s in trace.tool_calls()]
+    assert calls == want["calls"]
+    assert trace.input == want["input"]
+    assert trace.final_output == want["final_output"]
+    assert len({s.turn for s in trace.steps if s.type == "thought"}) == want["turns"]
+    assert [d["name"] for d in trace.tool_definitions] == want.get("tool_definitions", [])
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_streams_as_one_trace(name: str) -> None:
+    records = list(iter_traces(DATA / name))
+    assert [type(r) for r in records] == [TraceRecord]
+    assert isinstance(records[0], TraceRecord)
+    assert records[0].trace.tool_calls() == load_trace(DATA / name).tool_calls()
+
+
+@pytest.mark.parametrize(("good", "bad", "metric"), FAILING)
+def test_failing_variant_fails_the_right_metric(good: str, bad: str, metric: str) -> None:
+    case = EvalTestCase(task_id="weather", **EXPECTED[good]["case"])
+    judge = get_metric(metric)
+    assert judge.score(load_trace(DATA / good), case).passed is True
+    assert judge.score(load_trace(DATA / bad), case).passed is False
