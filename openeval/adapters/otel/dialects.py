@@ -51,6 +51,25 @@ ADK_NOT_RECORDED = "<not specified>"
 """What ADK writes in place of arguments and results when content capture is off."""
 
 
+ADK_CONTENT_OFF = (
+    "Google ADK recorded this run with content capture off, so its spans hold no tool "
+    "arguments or results: set ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true (or "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true for ADK's GenAI spans) and "
+    "record the run again"
+)
+"""The ``not_recorded`` note of an ADK trace recorded without content."""
+
+
+def content_off_note(spans: list[Span]) -> str | None:
+    """Return why a producer's spans hold tool names without arguments, when they say so."""
+    for span in spans:
+        if span.attributes.get(_ADK_ARGS) in (ADK_NOT_RECORDED, "{}", ""):
+            return ADK_CONTENT_OFF
+        if span.attributes.get(_ADK_REQUEST) == ADK_NOT_RECORDED:
+            return ADK_CONTENT_OFF
+    return None
+
+
 def parsed(value: Any) -> Any:
     """Return JSON text parsed (None when it does not parse or nests past the bound);
     other values as they are."""

@@ -17,7 +17,8 @@ import orjson
 
 from openeval.adapters._toolkit import Errors, Turns, require_activity, token_counts
 from openeval.adapters.otel.assemble import tool_definition, unique_definitions
-from openeval.adapters.otel.dialects import parsed
+from openeval.adapters.otel.dialects import content_off_note, parsed
+from openeval.adapters.otel.mcp import NO_ARGUMENTS, one_span_per_call
 from openeval.adapters.otel.otlp import Span
 from openeval.adapters.tool_args import parse_tool_args
 from openeval.jsonio import (
@@ -279,6 +280,7 @@ def _tool_step(span: Span, turn: int | None) -> tuple[TraceStep, str | None]:
 
 def trace_of_spans(spans: list[Span], errors: Errors, task_id: str) -> AgentTrace:
     """Return the AgentTrace of the spans of one trace, in the GenAI conventions."""
+    spans, mcp_only = one_span_per_call(spans)
     spans = sorted(spans, key=lambda s: (s.start_ns, s.span_id))
     mapping = _Mapping(errors)
     tool_ids: list[tuple[TraceStep, str | None]] = []
@@ -325,6 +327,10 @@ def trace_of_spans(spans: list[Span], errors: Errors, task_id: str) -> AgentTrac
     metadata: dict[str, Any] = {"otel": otel}
     if not tool_ids and not _holds_content(spans):
         metadata[NOT_RECORDED_KEY] = {"tool_calls": _no_content_note(mapping.steps)}
+    elif any(step.type == "tool_call" and step.tool_args is None for step in mapping.steps):
+        note = content_off_note(spans) or (NO_ARGUMENTS if mcp_only else None)
+        if note is not None:
+            metadata[NOT_RECORDED_KEY] = {"tool_args": note}
     trace = AgentTrace(
         task_id=task_id,
         input=task_input,
