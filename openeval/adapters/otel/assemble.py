@@ -207,8 +207,6 @@ def _run_step(run: ToolRun, state: _State) -> TraceStep:
         turn = state.turns.count - 1
     arguments = run.arguments if run.arguments is not None else (asked.arguments if asked else None)
     result = result_text(run.result)
-    if result is None and run.call_id is not None:
-        result = state.responses.get(run.call_id)
     step = _tool_step(run.name or (asked.name if asked else ""), arguments, result,
                       run.error, run.span, turn, seconds(run.span.start_ns))
     state.turns.acted()
@@ -233,6 +231,34 @@ def _requested_steps(records: Sequence[Record], state: _State) -> list[TraceStep
     return steps
 
 
+def _causal_order(records: Iterable[Record]) -> list[Record]:
+    """Return the records by start time, with each tool run after the model call that asked
+    for it: clocks of millisecond precision (JavaScript's) give both the same start."""
+    ordered = sorted(records, key=lambda r: (r.span.start_ns, r.span.span_id))
+    asked_by: dict[str, int] = {}
+    for record in ordered:
+        if isinstance(record, ModelCall):
+            for message in record.outputs:
+                for call in message.calls:
+                    if call.call_id is not None:
+                        asked_by.setdefault(call.call_id, id(record))
+    out: list[Record] = []
+    placed: set[int] = set()
+    waiting: dict[int, list[Record]] = {}
+    for record in ordered:
+        asker = asked_by.get(record.call_id) if (
+            isinstance(record, ToolRun) and record.call_id is not None) else None
+        if asker is not None and asker not in placed:
+            waiting.setdefault(asker, []).append(record)
+            continue
+        out.append(record)
+        placed.add(id(record))
+        out.extend(waiting.pop(id(record), []))
+    for rest in waiting.values():
+        out.extend(rest)
+    return out
+
+
 def _root_agent(agents: list[AgentRun]) -> AgentRun | None:
     ids = {a.span.span_id for a in agents}
     return next((a for a in agents if a.span.parent_id not in ids), None)
@@ -246,16 +272,20 @@ def build(
 
     ``what`` says, in a refusal, which spans were looked for and not found.
     """
-    ordered = sorted(records, key=lambda r: (r.span.start_ns, r.span.span_id))
+    ordered = _causal_order(records)
     state = _State()
-    tool_runs = 0
+    runs: list[tuple[TraceStep, ToolRun]] = []
     for record in ordered:
         if isinstance(record, ModelCall):
             state.steps.append(_model_step(record, state))
         elif isinstance(record, ToolRun):
-            state.steps.append(_run_step(record, state))
-            tool_runs += 1
-    if not tool_runs:
+            step = _run_step(record, state)
+            state.steps.append(step)
+            runs.append((step, record))
+    for step, run in runs:  # results the model was sent later, for runs that recorded none
+        if step.tool_result is None and run.call_id is not None:
+            step.tool_result = state.responses.get(run.call_id)
+    if not runs:
         state.steps = _requested_steps(ordered, state)
     for number, step in enumerate(state.steps, start=1):
         step.step_id = number

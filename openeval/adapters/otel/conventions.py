@@ -24,8 +24,15 @@ def _openinference() -> tuple[Callable[[Sequence[Span]], bool], Reader]:
     return openinference.holds, openinference.trace_of_openinference
 
 
+def _vercel_ai() -> tuple[Callable[[Sequence[Span]], bool], Reader]:
+    from openeval.adapters.otel import vercel
+
+    return vercel.holds, vercel.trace_of_vercel_ai
+
+
 _FAMILIES: tuple[Callable[[], tuple[Callable[[Sequence[Span]], bool], Reader]], ...] = (
     _openinference,
+    _vercel_ai,
 )
 
 
