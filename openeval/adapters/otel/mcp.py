@@ -60,14 +60,17 @@ def one_span_per_call(spans: list[Span]) -> tuple[list[Span], bool]:
     for span in calls:
         # A server span under the client's span (the trace context the client sends) joins
         # its group; so do spans naming the same session, request id and tool.
-        anchor = span
+        anchor, seen = span, {span.span_id}
         while (parent := by_id.get(anchor.parent_id)) is not None and is_mcp_call(parent):
+            if parent.span_id in seen:  # a cycle of parents: hostile input, stop climbing
+                break
             anchor = parent
-        group = anchor.span_id or f"#{id(anchor)}"
+            seen.add(parent.span_id)
+        name = anchor.span_id or f"#{id(anchor)}"
         key = _key(span)
         if key[1] is not None:
-            group = by_key.setdefault(key, group)
-        groups.setdefault(group, []).append(span)
+            name = by_key.setdefault(key, name)
+        groups.setdefault(name, []).append(span)
     dropped: set[int] = set()
     alone = False
     for group in groups.values():

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _otlp import DATA, recorder, write, write_versions  # noqa: E402
+from _otlp import DATA, recorder, write, write_versions
 
 FOLDER = DATA / "otel_mcp"
 
@@ -45,26 +45,25 @@ async def in_memory(server: Any) -> AsyncIterator[Any]:
     from mcp.shared.memory import create_client_server_memory_streams
 
     lowlevel = server._lowlevel_server
-    async with create_client_server_memory_streams() as (client_streams, server_streams):
-        async with anyio.create_task_group() as group:
-            async def run() -> None:
-                await lowlevel.run(server_streams[0], server_streams[1],
-                                   lowlevel.create_initialization_options())
+    async with (create_client_server_memory_streams() as (client_streams, server_streams),
+                anyio.create_task_group() as group):
+        async def run() -> None:
+            await lowlevel.run(server_streams[0], server_streams[1],
+                               lowlevel.create_initialization_options())
 
-            group.start_soon(run)
-            yield client_streams
-            group.cancel_scope.cancel()
+        group.start_soon(run)
+        yield client_streams
+        group.cancel_scope.cancel()
 
 
 def record(name: str, city: str) -> None:
     import openai
+    from _mock_openai import weather_model
     from httpx2 import AsyncClient
     from opentelemetry import trace
     from strands import Agent
     from strands.models.openai import OpenAIModel
     from strands.tools.mcp import MCPClient
-
-    from _mock_openai import weather_model
 
     provider, exporter = recorder("weather-agent")
     trace.set_tracer_provider(provider)

@@ -22,7 +22,7 @@ from openinference.instrumentation import OITracer, TraceConfig
 from openinference.instrumentation.openai import OpenAIInstrumentor
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _otlp import DATA, recorder, write, write_versions  # noqa: E402
+from _otlp import DATA, recorder, write, write_versions
 
 FOLDER = DATA / "otel_openinference"
 TOOLS = [{

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _otlp import DATA, recorder, write, write_versions  # noqa: E402
+from _otlp import DATA, recorder, write, write_versions
 
 FOLDER = DATA / "otel_strands"
 RECORDINGS = {
@@ -33,12 +33,11 @@ RECORDINGS = {
 
 def record(name: str) -> None:
     import openai
+    from _mock_openai import weather_model
     from httpx2 import AsyncClient
     from opentelemetry import trace
     from strands import Agent, tool
     from strands.models.openai import OpenAIModel
-
-    from _mock_openai import weather_model
 
     failing = RECORDINGS[name][1]
     provider, exporter = recorder("weather-agent")
