@@ -15,6 +15,7 @@ import pytest
 
 from openeval.adapters import load_trace
 from openeval.adapters.stream import TraceRecord, iter_traces
+from openeval.errors import TraceFormatError
 from openeval.metrics.registry import get_metric
 from openeval.models import EvalTestCase
 
@@ -41,11 +42,37 @@ def test_fixture_reads_call_by_call(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_fixture_streams_as_one_trace(name: str) -> None:
+def test_fixture_streams_by_trace_id(name: str) -> None:
     records = list(iter_traces(DATA / name))
-    assert [type(r) for r in records] == [TraceRecord]
-    assert isinstance(records[0], TraceRecord)
-    assert records[0].trace.tool_calls() == load_trace(DATA / name).tool_calls()
+    count = EXPECTED[name].get("streamed_traces", 1)
+    assert [type(r) for r in records] == [TraceRecord] * count
+    if count == 1:
+        assert isinstance(records[0], TraceRecord)
+        assert records[0].trace.tool_calls() == load_trace(DATA / name).tool_calls()
+
+
+def test_one_trace_per_chat_of_one_conversation_reads_as_one_run() -> None:
+    trace = load_trace(DATA / "otel_openai_v2" / "weather.otlp.jsonl")
+    assert len(trace.metadata["otel"]["trace_ids"]) == 2
+
+
+def test_one_trace_per_chat_of_two_conversations_says_what_to_do() -> None:
+    with pytest.raises(TraceFormatError) as caught:
+        load_trace(DATA / "otel_openai_v2" / "two_conversations.otlp.jsonl")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "holds 4 traces" in message
+    assert "they are not one conversation" in message
+    assert "record the agent loop under one parent span" in message
+
+
+def test_mcp_call_recorded_three_times_is_one_call() -> None:
+    document = orjson.loads((DATA / "otel_mcp" / "weather.otlp.json").read_bytes())
+    names = [span["name"] for r in document["resourceSpans"] for s in r["scopeSpans"]
+             for span in s["spans"]]
+    assert {"execute_tool get_weather", "MCP send tools/call get_weather",
+            "tools/call get_weather"} <= set(names)
+    assert len(load_trace(DATA / "otel_mcp" / "weather.otlp.json").tool_calls()) == 1
 
 
 @pytest.mark.parametrize(("good", "bad", "metric"), FAILING)

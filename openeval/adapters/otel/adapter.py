@@ -19,6 +19,7 @@ from openeval.adapters.base import (
     item_count_note,
     split_envelope,
 )
+from openeval.adapters.otel.chats import PARENT_SPAN_HINT, all_single_chats, one_conversation
 from openeval.adapters.otel.conventions import trace_of
 from openeval.adapters.otel.otlp import (
     PAYLOAD_KEY,
@@ -67,12 +68,19 @@ def _payload(document: Any, errors: Errors) -> tuple[Any, dict[str, Any]]:
 
 
 def _one_trace(spans: list[Span], source: Path | str | None, hint: str) -> list[Span]:
-    """Return ``spans`` when they belong to one trace; else raise naming how many they hold."""
+    """Return ``spans`` when they belong to one trace, or are one conversation recorded one
+    trace per chat call; else raise naming how many traces they hold and what to do."""
     traces = split_by_trace(spans)
     if len(traces) <= 1:
         return spans
+    errors = Errors(source)
+    if one_conversation(traces, errors):
+        return spans
     ids = ", ".join(group[0].trace_id or "(none)" for group in traces[:3])
     more = ", ..." if len(traces) > 3 else ""
+    if all_single_chats(traces):
+        hint = (f"each is one chat call and they are not one conversation: {PARENT_SPAN_HINT}, "
+                f"or {hint}")
     raise TraceFormatError(
         f"holds {len(traces)} traces (trace ids {ids}{more}), expected one; {hint}",
         source=source,
