@@ -377,3 +377,23 @@ def text_of(value: Any) -> str:
             for t in (part.get("text"), part.get("content")) if isinstance(t, str) and t
         )
     return ""
+
+
+def openai_message(message: Any) -> ChatMessage | None:
+    """Return a Chat Completions message (``role``, ``content``, ``tool_calls``,
+    ``tool_call_id``) as a chat message, or None when it is not one."""
+    if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+        return None
+    calls: list[CallAsked] = []
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            call_id = call.get("id")
+            calls.append(CallAsked(call_id=str(call_id) if call_id is not None else None,
+                                   name=str(function.get("name") or ""),
+                                   arguments=function.get("arguments")))
+    call_id = message.get("tool_call_id")
+    name = message.get("name")
+    return ChatMessage(role=message["role"], text=text_of(message.get("content")),
+                       calls=tuple(calls), call_id=str(call_id) if call_id is not None else None,
+                       name=name if isinstance(name, str) else None)

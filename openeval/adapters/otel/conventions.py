@@ -30,9 +30,16 @@ def _vercel_ai() -> tuple[Callable[[Sequence[Span]], bool], Reader]:
     return vercel.holds, vercel.trace_of_vercel_ai
 
 
+def _langfuse() -> tuple[Callable[[Sequence[Span]], bool], Reader]:
+    from openeval.adapters.otel import langfuse
+
+    return langfuse.holds, langfuse.trace_of_langfuse
+
+
 _FAMILIES: tuple[Callable[[], tuple[Callable[[Sequence[Span]], bool], Reader]], ...] = (
     _openinference,
     _vercel_ai,
+    _langfuse,
 )
 
 
