@@ -144,7 +144,13 @@ def _say(mapping: _Mapping, message: dict[str, Any]) -> None:
         if part.get("type") == "tool_call_response":
             call_id = part.get("id")
             name = mapping.call_names.get(call_id) if isinstance(call_id, str) else None
-            mapping.turns.say("tool", _result_text(part.get("response")) or "", name=name)
+            mapping.turns.say("tool", _result_text(_response(part)) or "", name=name)
+
+
+def _response(part: dict[str, Any]) -> Any:
+    # Pydantic AI's instrumentation names the tool's answer "result" where the conventions
+    # say "response".
+    return part.get("response", part.get("result"))
 
 
 def _system_instructions(span: Span) -> str | None:
@@ -218,7 +224,7 @@ def _model_step(span: Span, mapping: _Mapping) -> TraceStep:
     for message in inputs[last_assistant + 1 :]:
         for part in _parts(message):
             if part.get("type") == "tool_call_response" and isinstance(part.get("id"), str):
-                mapping.responses.setdefault(part["id"], part.get("response"))
+                mapping.responses.setdefault(part["id"], _response(part))
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, str):
         reasons = [reasons]
