@@ -13,11 +13,11 @@ from typing import Any
 import orjson
 import pytest
 
-from openeval.adapters import load_trace
+from openeval.adapters import from_otel_spans, load_trace
 from openeval.adapters.stream import TraceRecord, iter_traces
 from openeval.errors import TraceFormatError
 from openeval.metrics.registry import get_metric
-from openeval.models import EvalTestCase
+from openeval.models import AgentTrace, EvalTestCase
 
 DATA = Path(__file__).parent.parent / "data" / "adapters"
 EXPECTED: dict[str, Any] = {
@@ -81,3 +81,30 @@ def test_failing_variant_fails_the_right_metric(good: str, bad: str, metric: str
     judge = get_metric(metric)
     assert judge.score(load_trace(DATA / good), case).passed is True
     assert judge.score(load_trace(DATA / bad), case).passed is False
+
+
+def _argument_details(trace: AgentTrace) -> str:
+    case = EvalTestCase(task_id="weather",
+                        expected_tool_calls=[{"tool": "get_weather", "args": {"city": "Paris"}}])
+    result = get_metric("argument_correctness").score(trace, case)
+    assert result.passed is False
+    return result.details
+
+
+def test_adk_with_content_capture_off_names_the_switch() -> None:
+    trace = load_trace(DATA / "otel_adk" / "weather_content_off.otlp.json")
+    assert "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true" in _argument_details(trace)
+
+
+def test_mcp_spans_alone_say_they_carry_no_arguments() -> None:
+    # The recorded MCP run without Strands' own spans: what a client instrumented by the MCP
+    # SDK alone exports (the model spans keep no content either).
+    document = orjson.loads((DATA / "otel_mcp" / "weather.otlp.json").read_bytes())
+    for resource in document["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            scope["spans"] = [
+                {**span, "events": []} for span in scope["spans"]
+                if not span["name"].startswith("execute_tool")]
+    trace = from_otel_spans(document)
+    assert [(s.tool_name, s.tool_args) for s in trace.tool_calls()] == [("get_weather", None)]
+    assert "MCP spans record which tool was called, not its arguments" in _argument_details(trace)

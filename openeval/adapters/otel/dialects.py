@@ -61,12 +61,12 @@ ADK_CONTENT_OFF = (
 
 
 def content_off_note(spans: list[Span]) -> str | None:
-    """Return why a producer's spans hold tool names without arguments, when they say so."""
-    for span in spans:
-        if span.attributes.get(_ADK_ARGS) in (ADK_NOT_RECORDED, "{}", ""):
-            return ADK_CONTENT_OFF
-        if span.attributes.get(_ADK_REQUEST) == ADK_NOT_RECORDED:
-            return ADK_CONTENT_OFF
+    """Return why a producer's spans hold tool names without arguments, when they say so:
+    ADK's legacy spans with every model request and response empty (``{}``, what ADK writes
+    with content capture off; a tool's own ``{}`` arguments alone may be a tool without any)."""
+    legacy = [s for s in spans if _ADK_REQUEST in s.attributes or _ADK_ARGS in s.attributes]
+    if legacy and not any(_adk_content(s) for s in legacy):
+        return ADK_CONTENT_OFF
     return None
 
 
@@ -232,29 +232,65 @@ def _gemini_message(content: Any) -> dict[str, Any] | None:
             "parts": _parts(content.get("parts"))}
 
 
-def _from_adk(span: Span, lifted: dict[str, Any]) -> None:
-    """Google ADK's legacy ``gcp.vertex.agent.*`` attributes."""
-    attrs = span.attributes
-    request = parsed(attrs.get(_ADK_REQUEST))
-    response = parsed(attrs.get(_ADK_RESPONSE))
-    if isinstance(request, dict) or isinstance(response, dict):
-        _put(span, lifted, "gen_ai.operation.name", "generate_content")
-    if isinstance(request, dict):
+def _adk_content(span: Span) -> dict[str, Any]:
+    """Return the GenAI content of an ADK ``call_llm`` span's request and response, or {}."""
+    request = parsed(span.attributes.get(_ADK_REQUEST))
+    response = parsed(span.attributes.get(_ADK_RESPONSE))
+    content: dict[str, Any] = {}
+    if isinstance(request, dict) and request:
         contents = request.get("contents")
         messages = [m for m in map(_gemini_message, contents if isinstance(contents, list) else ())
                     if m is not None]
-        _put(span, lifted, INPUT, messages)
+        content[INPUT] = messages
         config = request.get("config")
         instruction = config.get("system_instruction") if isinstance(config, dict) else None
         if isinstance(instruction, str) and instruction:
-            _put(span, lifted, INSTRUCTIONS, instruction)
-    if isinstance(response, dict):
+            content[INSTRUCTIONS] = instruction
+        tools = config.get("tools") if isinstance(config, dict) else None
+        declared = [d for tool in tools if isinstance(tool, dict)
+                    for d in tool.get("function_declarations") or () if isinstance(d, dict)
+                    ] if isinstance(tools, list) else []
+        if declared:
+            content["gen_ai.tool.definitions"] = declared
+    if isinstance(response, dict) and response:
         message = _gemini_message(response.get("content"))
         if message is not None:
             if response.get("finish_reason") is not None:
                 message["finish_reason"] = response["finish_reason"]
-            _put(span, lifted, OUTPUT, [message])
-    args, result = attrs.get(_ADK_ARGS), attrs.get(_ADK_RESULT)
+            content[OUTPUT] = [message]
+    return content
+
+
+def _adk_targets(spans: list[Span]) -> dict[int, dict[str, Any]]:
+    """Return, by span, the ADK model content it is to carry.
+
+    ADK's legacy schema puts a model call's content on its ``call_llm`` span; when ADK also
+    records the call as a GenAI ``generate_content`` span under it, that child carries the
+    content (one model turn, not two); else ``call_llm`` itself becomes the model span.
+    """
+    targets: dict[int, dict[str, Any]] = {}
+    children: dict[str, list[Span]] = {}
+    for span in spans:
+        if span.parent_id:
+            children.setdefault(span.parent_id, []).append(span)
+    for span in spans:
+        content = _adk_content(span)
+        if not content:
+            continue
+        models = [c for c in children.get(span.span_id, ())
+                  if _operation(c) in ("chat", "generate_content", "text_completion")]
+        if models:
+            targets[id(models[0])] = content
+        else:
+            targets[id(span)] = {"gen_ai.operation.name": "generate_content", **content}
+    return targets
+
+
+def _from_adk(span: Span, lifted: dict[str, Any]) -> None:
+    """Google ADK's legacy tool attributes (``gcp.vertex.agent.tool_call_args`` ...)."""
+    if _operation(span) != "execute_tool":
+        return
+    args, result = span.attributes.get(_ADK_ARGS), span.attributes.get(_ADK_RESULT)
     if args is not None and args != ADK_NOT_RECORDED:
         _put(span, lifted, ARGS, args)
     if result is not None and result != ADK_NOT_RECORDED:
@@ -320,9 +356,16 @@ def lift(spans: list[Span]) -> list[Span]:
     """Return ``spans`` with content found elsewhere copied onto the standard attributes;
     a span with nothing to add is returned as it is."""
     out: list[Span] = []
+    adk = _adk_targets(spans)
+    # With content capture off ADK writes "{}" for every argument list and result: unknown,
+    # not empty.
+    lifts = _LIFTS if content_off_note(spans) is None else tuple(
+        step for step in _LIFTS if step is not _from_adk)
     for span in spans:
         lifted: dict[str, Any] = {}
-        for step in _LIFTS:
+        for key, value in adk.get(id(span), {}).items():
+            _put(span, lifted, key, value)
+        for step in lifts:
             step(span, lifted)
         fresh = {k: v for k, v in lifted.items() if span.attributes.get(k) != v}
         out.append(replace(span, attributes={**span.attributes, **fresh}) if fresh else span)
