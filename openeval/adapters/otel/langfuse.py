@@ -88,6 +88,8 @@ def _task(value: Any) -> str | None:
 def _record(span: Span, root_ids: set[str], errors: Errors) -> Record | None:
     attrs = span.attributes
     kind = attrs.get(TYPE_KEY)
+    if not isinstance(kind, str):
+        return None
     if kind == "generation":
         given = json_value(span, _INPUT, errors)
         answer = json_value(span, _OUTPUT, errors)

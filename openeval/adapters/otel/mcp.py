@@ -12,7 +12,6 @@ client span. MCP spans record no arguments: :data:`NO_ARGUMENTS` says so in the 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from openeval.adapters.otel.otlp import Span
 
@@ -38,9 +37,11 @@ def _tool_name(span: Span) -> str:
     return span.name.rsplit(" ", 1)[-1] if " " in span.name else ""
 
 
-def _key(span: Span) -> tuple[Any, ...]:
+def _key(span: Span) -> tuple[str | None, str | None, str]:
     attrs = span.attributes
-    return (attrs.get("mcp.session.id"), attrs.get("jsonrpc.request.id"), _tool_name(span))
+    session, request = attrs.get("mcp.session.id"), attrs.get("jsonrpc.request.id")
+    return (str(session) if session is not None else None,
+            str(request) if request is not None else None, _tool_name(span))
 
 
 def _is_framework_tool(span: Span) -> bool:
@@ -56,7 +57,7 @@ def one_span_per_call(spans: list[Span]) -> tuple[list[Span], bool]:
         return spans, False
     by_id = {s.span_id: s for s in spans if s.span_id}
     groups: dict[str, list[Span]] = {}
-    by_key: dict[tuple[Any, ...], str] = {}
+    by_key: dict[tuple[str | None, str | None, str], str] = {}
     for span in calls:
         # A server span under the client's span (the trace context the client sends) joins
         # its group; so do spans naming the same session, request id and tool.

@@ -143,6 +143,8 @@ def _run(span: Span, errors: Errors) -> AgentRun:
 
 def _record(span: Span, errors: Errors) -> Record | None:
     op = span.attributes.get(OPERATION_KEY)
+    if not isinstance(op, str):
+        return None
     if op in _MODEL_OPERATIONS:
         return _model_call(span, errors)
     if op == _TOOL_OPERATION:
