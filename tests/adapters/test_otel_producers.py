@@ -96,15 +96,26 @@ def test_adk_with_content_capture_off_names_the_switch() -> None:
     assert "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=true" in _argument_details(trace)
 
 
-def test_mcp_spans_alone_say_they_carry_no_arguments() -> None:
-    # The recorded MCP run without Strands' own spans: what a client instrumented by the MCP
-    # SDK alone exports (the model spans keep no content either).
-    document = orjson.loads((DATA / "otel_mcp" / "weather.otlp.json").read_bytes())
+@pytest.mark.parametrize("client_says_execute_tool", [False, True])
+def test_mcp_spans_alone_are_one_call_each_and_say_they_carry_no_arguments(
+    client_says_execute_tool: bool,
+) -> None:
+    # The recorded two-call MCP run without Strands' own spans: what a client instrumented by
+    # the MCP SDK alone exports (the model spans keep no content either). Newer MCP SDKs mark
+    # the client span execute_tool too; both shapes are one call per tools/call.
+    document = orjson.loads((DATA / "otel_mcp" / "two_cities.otlp.json").read_bytes())
     for resource in document["resourceSpans"]:
         for scope in resource["scopeSpans"]:
-            scope["spans"] = [
-                {**span, "events": []} for span in scope["spans"]
-                if not span["name"].startswith("execute_tool")]
+            kept = []
+            for span in scope["spans"]:
+                if span["name"].startswith("execute_tool"):
+                    continue
+                if client_says_execute_tool and span["name"].startswith("MCP send tools/call"):
+                    span["attributes"].append({"key": "gen_ai.operation.name",
+                                               "value": {"stringValue": "execute_tool"}})
+                kept.append({**span, "events": []})
+            scope["spans"] = kept
     trace = from_otel_spans(document)
-    assert [(s.tool_name, s.tool_args) for s in trace.tool_calls()] == [("get_weather", None)]
+    assert [(s.tool_name, s.tool_args) for s in trace.tool_calls()] == [
+        ("get_weather", None), ("get_weather", None)]
     assert "MCP spans record which tool was called, not its arguments" in _argument_details(trace)

@@ -27,18 +27,29 @@ def _usage_chunk() -> dict[str, Any]:
             "usage": {"prompt_tokens": 52, "completion_tokens": 14, "total_tokens": 66}}
 
 
-def weather_model(city: str) -> httpx2.MockTransport:
-    """Return a transport whose model calls get_weather(city) first, then answers."""
+def weather_model(city: str, *more: str) -> httpx2.MockTransport:
+    """Return a transport whose model calls get_weather(city) first (then once for each city
+    of ``more``, a turn each), then answers."""
+    cities = [city, *more]
 
     def reply(request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
         last = body["messages"][-1]
-        if last["role"] == "tool":
+        answered = sum(m["role"] == "tool" for m in body["messages"])
+        if last["role"] == "tool" and answered < len(cities):
+            message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [{
+                "id": f"call_{answered + 1}", "type": "function",
+                "function": {"name": "get_weather",
+                             "arguments": json.dumps({"city": cities[answered]})},
+            }]}
+            finish = "tool_calls"
+        elif last["role"] == "tool":
             content = last["content"]
             text = content if isinstance(content, str) else json.dumps(content)
-            answer = (f"Sorry, I could not get the weather in {city}." if "error" in text.lower()
-                      else f"It is 18°C and sunny in {city}.")
-            message: dict[str, Any] = {"role": "assistant", "content": answer}
+            places = " and ".join(cities)
+            answer = (f"Sorry, I could not get the weather in {places}." if "error" in text.lower()
+                      else f"It is 18°C and sunny in {places}.")
+            message = {"role": "assistant", "content": answer}
             finish = "stop"
         else:
             message = {"role": "assistant", "content": None, "tool_calls": [{

@@ -5,7 +5,8 @@ own in-memory streams; a real ``strands.Agent`` calls it through Strands' ``MCPC
 model a Strands ``OpenAIModel`` over an ``openai`` client with an ``httpx2`` mock transport.
 The trace holds, for one call, Strands' ``execute_tool`` span, the MCP client span and the MCP
 server span (``gen_ai.operation.name=execute_tool``, linked by ``jsonrpc.request.id``): one
-tool call. ``weather_wrong_city`` has the model ask for London. Rewrites
+tool call. ``weather_wrong_city`` has the model ask for London; ``two_cities`` makes two
+``tools/call`` (Paris, then Rome). Rewrites
 ``tests/data/adapters/otel_mcp/``::
 
     python tests/adapters/producers/record_mcp.py
@@ -56,7 +57,7 @@ async def in_memory(server: Any) -> AsyncIterator[Any]:
         group.cancel_scope.cancel()
 
 
-def record(name: str, city: str) -> None:
+def record(name: str, city: str, *more: str) -> None:
     import openai
     from _mock_openai import weather_model
     from httpx2 import AsyncClient
@@ -69,7 +70,7 @@ def record(name: str, city: str) -> None:
     trace.set_tracer_provider(provider)
     server = weather_server()
     client = openai.AsyncOpenAI(api_key="sk-test", base_url="http://mock.local/v1",
-                                http_client=AsyncClient(transport=weather_model(city)))
+                                http_client=AsyncClient(transport=weather_model(city, *more)))
     with MCPClient(lambda: in_memory(server)) as mcp_client:
         agent = Agent(model=OpenAIModel(client=client, model_id="gpt-4o-mini"),
                       tools=mcp_client.list_tools_sync(),
@@ -86,10 +87,11 @@ def record(name: str, city: str) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1:
-        record(sys.argv[1], sys.argv[2])
+        record(sys.argv[1], *sys.argv[2:])
     else:
         import subprocess
 
-        for recording, city in (("weather", "Paris"), ("weather_wrong_city", "London")):
-            subprocess.run([sys.executable, __file__, recording, city], check=True)
+        for recording, cities in (("weather", ["Paris"]), ("weather_wrong_city", ["London"]),
+                                  ("two_cities", ["Paris", "Rome"])):
+            subprocess.run([sys.executable, __file__, recording, *cities], check=True)
         write_versions(FOLDER, ["mcp", "strands-agents", "openai", "opentelemetry-sdk"])
