@@ -8,6 +8,7 @@ Lines, limits) is :mod:`openeval.io`'s job; this module adds what adapters need 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -30,8 +31,10 @@ __all__ = [
     "ZSTD_MAGIC",
     "LoadOptions",
     "TraceAdapter",
+    "TraceGrouping",
     "TraceSource",
     "apply_envelope",
+    "item_count_note",
     "split_envelope",
 ]
 
@@ -106,6 +109,49 @@ class TraceAdapter(Protocol):
     def load(self, source: TraceSource) -> AgentTrace:
         """Return the trace in ``source``; raise TraceFormatError naming the place if broken."""
         ...
+
+
+class TraceGrouping(Protocol):
+    """How the items of a format (spans, runs) belong to traces, for files holding many.
+
+    An adapter whose files hold many traces by id offers one through an optional method
+    ``grouping(source, whole) -> TraceGrouping | None``: ``source`` is the file's first
+    readable line (``whole`` False) or the whole document (``whole`` True); None means the
+    file is read one trace per line (or as one trace). An adapter may also set
+    ``lines_are_one_trace = True`` when a JSON Lines file in its format is read whole (its
+    lines are events, or appended exports), and a method ``load_many(source)`` yielding each
+    trace of a document that holds several (Inspect samples, Agents SDK trace ids; a broken
+    one as its TraceFormatError). :mod:`openeval.adapters.stream` reads these hooks and
+    knows no format.
+    """
+
+    item: str
+    """What one item is called in messages (``span``, ``run``)."""
+    key_field: str
+    """The field naming an item's trace (``traceId``), for "carry no ..." messages."""
+
+    def keys(self, value: Any) -> list[str]:
+        """Return the trace keys one parsed line holds, leniently (the first pass)."""
+        ...
+
+    def items(self, source: TraceSource, line_no: int) -> list[tuple[str, Any]]:
+        """Return ``(trace key, item)`` for each item of one line (``line_no`` 0: of the whole
+        document); raise TraceFormatError naming the place."""
+        ...
+
+    def finish(
+        self, key: str, items: list[tuple[int, Any]], file: str
+    ) -> tuple[AgentTrace, str]:
+        """Return one complete trace and its id from its items (with the line each is on, in
+        file order); raise TraceFormatError when they do not make a trace (no root ...)."""
+        ...
+
+
+def item_count_note(items: Sequence[tuple[int, Any]], what: str) -> str:
+    """Return ``"3 spans on lines 2-5"``: how many items a group holds and where."""
+    lines = sorted({line for line, _ in items})
+    shown = f"line {lines[0]}" if len(lines) == 1 else f"lines {lines[0]}-{lines[-1]}"
+    return f"{len(items)} {what}{'' if len(items) == 1 else 's'} on {shown}"
 
 
 ENVELOPE_KEYS = ("task_id", "input", "final_output", "actual_state", "metadata")

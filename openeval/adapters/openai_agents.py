@@ -96,6 +96,9 @@ class OpenAIAgentsAdapter:
         'OpenAI Agents SDK trace/span exports: a JSON list of {"object": "trace.span", ...} '
         'items, or the exporter\'s {"data": [...]}'
     )
+    lines_are_one_trace = True
+    """A JSON Lines file of exports is read whole (its lines are a processor's appended
+    exports), then split by trace id in :meth:`load_many`."""
 
     def refusal(self, source: TraceSource) -> str | None:
         """Return None for a list of Agents SDK exports (or JSON Lines of them), else why not."""

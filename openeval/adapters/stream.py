@@ -11,15 +11,18 @@ can account for every input line. The rules (proposals/0080-production-scoring.m
   is unreadable, naming both formats: one file, one format.
 - Formats whose items belong to a trace by id are grouped, whatever order they come in: OTel
   spans by ``traceId``, LangChain/LangSmith runs by ``trace_id`` (a run without one is a whole
-  run tree on its line). A first pass over the file finds the last line of each trace; the
+  run tree on its line). How is the adapter's to say (its ``grouping`` hook,
+  :class:`~openeval.adapters.base.TraceGrouping`); this module knows no format.
+  A first pass over the file finds the last line of each trace; the
   second yields each trace as soon as that line is read, so memory holds the traces still
   open plus a line number per trace of the file. A grouped trace's ``line`` is the first line
   holding a part of it; traces come in the order they end.
 - A grouped OTel trace with no root span (every span names a parent) is unreadable: its root
   was never exported, so its answer and timing are missing, and scoring it would judge half a
   run. The same for a LangChain trace with no root run.
-- A Fixtura JSON Lines file is one trace (its lines are events), read whole; so is any file that
-  is one JSON document (an OTel document holding several traces is split by ``traceId``).
+- A Fixtura JSON Lines file is one trace (its lines are events, the adapter says
+  ``lines_are_one_trace``), read whole; so is any file that is one JSON document (unless its
+  adapter groups it: an OTel document holding several traces is split by ``traceId``).
 - A line over the line limit, a line that is not JSON, a corrupt or truncated zstd stream (the
   rest of the file cannot be read; one record says where it broke) are :class:`Unreadable`.
   A problem with the file itself (empty, not a regular file) is one record at line 0.
@@ -32,11 +35,16 @@ import os
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from openeval.adapters._toolkit import Errors
-from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
-from openeval.adapters.registry import detect_format, get_adapter
+from openeval.adapters.base import (
+    LoadOptions,
+    TraceAdapter,
+    TraceGrouping,
+    TraceSource,
+    item_count_note,
+)
+from openeval.adapters.registry import detect_format, format_names, get_adapter
 from openeval.errors import OpenEvalError, TraceFormatError
 from openeval.io import check_trace
 from openeval.io.lines import split_lines_tolerant
@@ -259,26 +267,32 @@ def _whole_file_adapter(source: TraceSource, forced: str | None) -> TraceAdapter
     when the file is JSON Lines holding one trace per line."""
     if forced is not None:
         adapter = get_adapter(forced)
-        if adapter.name in _WHOLE_FILE_LINES or not source.is_json_lines:
+        if _lines_are_one_trace(adapter) or not source.is_json_lines:
             return adapter
         return None
     if source.is_json_lines:
-        for name in _WHOLE_FILE_LINES:
+        for name in format_names():
             adapter = get_adapter(name)
-            if adapter.refusal(source) is None:
+            if _lines_are_one_trace(adapter) and adapter.refusal(source) is None:
                 return adapter
         return None
     return detect_format(source)
 
 
-_WHOLE_FILE_LINES = ("fixtura", "openai_agents")
-"""Formats whose JSON Lines are the parts of a whole file's traces (events, exported spans),
-not one trace per line."""
+def _lines_are_one_trace(adapter: TraceAdapter) -> bool:
+    return getattr(adapter, "lines_are_one_trace", False) is True
+
+
+def _grouping(adapter: TraceAdapter, source: TraceSource, whole: bool) -> TraceGrouping | None:
+    """Return the adapter's grouping of ``source`` (see :class:`TraceGrouping`), if it has one."""
+    hook = getattr(adapter, "grouping", None)
+    return hook(source, whole) if callable(hook) else None
 
 
 def _read_whole(source: TraceSource, file: str, adapter: TraceAdapter) -> Iterator[Item]:
-    if adapter.name == "otel":
-        yield from _otel_document(source, file)
+    grouping = _grouping(adapter, source, True)
+    if grouping is not None:
+        yield from _grouped_document(source, file, adapter.name, grouping)
         return
     if callable(getattr(adapter, "load_many", None)):
         yield from _many_document(source, file, adapter)
@@ -316,17 +330,20 @@ def _many_document(source: TraceSource, file: str, adapter: Any) -> Iterator[Ite
         yield Unreadable(file, 0, "does not fit in the memory available while it is read")
 
 
-def _otel_document(source: TraceSource, file: str) -> Iterator[Item]:
-    from openeval.adapters.otel import read_spans, split_by_trace
-
+def _grouped_document(
+    source: TraceSource, file: str, name: str, grouping: TraceGrouping
+) -> Iterator[Item]:
+    """Yield each trace of one document holding many, in the order each first appears."""
     try:
-        spans, _ = read_spans(source)
+        items = grouping.items(source, 0)
     except TraceFormatError as exc:
         yield Unreadable(file, 1, _reason(exc, file, 1))
         return
-    grouping = _OtelGrouping()
-    for group in split_by_trace(spans):
-        yield grouping.finish(group[0].trace_id, [(1, s) for s in group], file, source.limits)
+    groups: dict[str, list[tuple[int, Any]]] = {}
+    for key, item in items:
+        groups.setdefault(key, []).append((1, item))
+    for key, group in groups.items():
+        yield _finish(grouping, name, key, group, file, source.limits)
 
 
 def _own_id(trace: AgentTrace, value: Any) -> str | None:
@@ -417,8 +434,8 @@ def _read_lines(source: TraceSource, file: str, forced: str | None) -> Iterator[
     fmt = _LineFormat(forced)
     first = _first_readable(source, file, fmt)
     grouping = _grouping_of(first, fmt)
-    if grouping is not None:
-        yield from _read_grouped(source, file, fmt, grouping)
+    if grouping is not None and fmt.adapter is not None:
+        yield from _read_grouped(source, file, fmt, fmt.adapter.name, grouping)
         return
     for line_no, one in _line_sources(source, file):
         if isinstance(one, Unreadable):
@@ -461,43 +478,16 @@ def _load_line(one: TraceSource, file: str, line_no: int, fmt: _LineFormat) -> I
 # --- grouped formats ------------------------------------------------------------------------
 
 
-class _Grouping(Protocol):
-    """How the items of one line (spans, runs) belong to traces, and how a trace is built."""
-
-    name: str
-
-    def keys(self, value: Any) -> list[str]:
-        """Return the trace keys a parsed line holds, leniently (the first pass)."""
-        ...
-
-    def items(self, source: TraceSource, line_no: int) -> list[tuple[str, Any]]:
-        """Return ``(trace key, item)`` for each item of a line; raise TraceFormatError."""
-        ...
-
-    def finish(
-        self, key: str, items: list[tuple[int, Any]], file: str, limits: Any
-    ) -> Item:
-        """Return the record of one complete trace (its items with their lines)."""
-        ...
-
-
-def _grouping_of(first: TraceSource | None, fmt: _LineFormat) -> _Grouping | None:
-    """Return the grouping for a file whose first readable line is OTel or a LangChain run
-    (a format whose items belong to traces by id), else None."""
+def _grouping_of(first: TraceSource | None, fmt: _LineFormat) -> TraceGrouping | None:
+    """Return the grouping for a file whose first readable line is in a format whose items
+    belong to traces by id, else None."""
     if first is None or fmt.adapter is None:
         return None
-    if fmt.adapter.name == "otel":
-        return _OtelGrouping()
-    if fmt.adapter.name == "langchain":
-        from openeval.adapters.langchain.runs import looks_like_run
-
-        if looks_like_run(first.document_or_none()):
-            return _RunGrouping()
-    return None
+    return _grouping(fmt.adapter, first, False)
 
 
 def _read_grouped(
-    source: TraceSource, file: str, fmt: _LineFormat, grouping: _Grouping
+    source: TraceSource, file: str, fmt: _LineFormat, name: str, grouping: TraceGrouping
 ) -> Iterator[Item]:
     last_line: dict[str, int] = {}
     for line_no, value in _line_values(source, file):
@@ -510,9 +500,9 @@ def _read_grouped(
             continue
         try:
             adapter = fmt.of(one, line_no)
-            if adapter.name != grouping.name:
+            if adapter.name != name:
                 raise TraceFormatError(
-                    f"a {adapter.name} trace in a file of {grouping.name} traces (line "
+                    f"a {adapter.name} trace in a file of {name} traces (line "
                     f"{fmt.line}); keep one format per file")
             items = grouping.items(one, line_no)
         except TraceFormatError as exc:
@@ -533,128 +523,24 @@ def _read_grouped(
             ended.sort(key=order.__getitem__)
         for key in ended:
             last_line.pop(key, None)
-            yield grouping.finish(key, open_groups.pop(key), file, source.limits)
+            yield _finish(grouping, name, key, open_groups.pop(key), file, source.limits)
     for key, group in open_groups.items():  # lines that broke in the second pass only
-        yield grouping.finish(key, group, file, source.limits)
+        yield _finish(grouping, name, key, group, file, source.limits)
 
 
-def _span_count_note(items: Sequence[tuple[int, Any]], what: str) -> str:
-    lines = sorted({line for line, _ in items})
-    shown = f"line {lines[0]}" if len(lines) == 1 else f"lines {lines[0]}-{lines[-1]}"
-    return f"{len(items)} {what}{'' if len(items) == 1 else 's'} on {shown}"
-
-
-class _OtelGrouping:
-    """OTel spans, grouped by ``traceId``; a trace's root span has no parent."""
-
-    name = "otel"
-
-    def keys(self, value: Any) -> list[str]:
-        from openeval.adapters.otel.otlp import PAYLOAD_KEY
-
-        found: list[str] = []
-        resources = value.get(PAYLOAD_KEY) if isinstance(value, dict) else None
-        for resource in resources if isinstance(resources, list) else ():
-            scopes = resource.get("scopeSpans") if isinstance(resource, dict) else None
-            for scope in scopes if isinstance(scopes, list) else ():
-                spans = scope.get("spans") if isinstance(scope, dict) else None
-                for span in spans if isinstance(spans, list) else ():
-                    key = _otel_key(span.get("traceId") if isinstance(span, dict) else None)
-                    if key is not None:
-                        found.append(key)
-        return found
-
-    def items(self, source: TraceSource, line_no: int) -> list[tuple[str, Any]]:
-        from openeval.adapters.otel.otlp import PAYLOAD_KEY, decode_resource_spans
-
-        value = source.document()
-        errors = Errors(source.path)
-        if not isinstance(value, dict) or PAYLOAD_KEY not in value:
-            raise errors(f"expected a JSON object with a {PAYLOAD_KEY!r} list")
-        return [(s.trace_id, s) for s in decode_resource_spans(value[PAYLOAD_KEY], "", errors)]
-
-    def finish(self, key: str, items: list[tuple[int, Any]], file: str, limits: Any) -> Item:
-        from openeval.adapters.otel.genai import trace_of_spans
-
-        first = items[0][0]
-        if not key:
-            return Unreadable(file, first, f"{_span_count_note(items, 'span')} carry no "
-                              "traceId: which trace they belong to is unknown")
-        spans = [span for _, span in items]
-        if not any(not span.parent_id for span in spans):
-            return Unreadable(
-                file, first,
-                f"trace {key}: no root span among its {_span_count_note(items, 'span')} "
-                "(each names a parent): its root span was never exported, so the trace is "
-                "incomplete and is not scored")
-        try:
-            trace = trace_of_spans(spans, Errors(file), key)
-            check_trace(trace, limits, file)
-        except TraceFormatError as exc:
-            return Unreadable(file, first, f"trace {key}: {_reason(exc, file, first)}")
-        return TraceRecord(trace, file, first, "otel", key)
-
-
-def _otel_key(raw: Any) -> str | None:
-    from openeval.adapters.otel.otlp import _decode_id
-
+def _finish(
+    grouping: TraceGrouping, name: str, key: str, items: list[tuple[int, Any]], file: str,
+    limits: Any,
+) -> Item:
+    """Return the record of one complete trace, or why its items make none."""
+    first = items[0][0]
+    if not key:
+        return Unreadable(
+            file, first, f"{item_count_note(items, grouping.item)} carry no "
+            f"{grouping.key_field}: which trace they belong to is unknown")
     try:
-        return _decode_id(raw, size=16, where="traceId", errors=Errors(None))
-    except TraceFormatError:
-        return None
-
-
-class _RunGrouping:
-    """LangChain/LangSmith runs, grouped by ``trace_id``; a run without one is a whole tree."""
-
-    name = "langchain"
-
-    def keys(self, value: Any) -> list[str]:
-        trace_id = value.get("trace_id") if isinstance(value, dict) else None
-        return [trace_id] if isinstance(trace_id, str) and trace_id else []
-
-    def items(self, source: TraceSource, line_no: int) -> list[tuple[str, Any]]:
-        from openeval.adapters.langchain.runs import looks_like_run
-
-        value = source.document()
-        if not looks_like_run(value):
-            raise TraceFormatError("expected a LangChain run ('run_type' and 'name') on each "
-                                   "line of a file of runs")
-        key = _run_key(value, line_no)
-        if key is None:
-            raise TraceFormatError(
-                "parent_run_id: a run with a parent but no 'trace_id': which trace it belongs "
-                "to is unknown (export runs with their trace_id)")
-        return [(key, value)]
-
-    def finish(self, key: str, items: list[tuple[int, Any]], file: str, limits: Any) -> Item:
-        from openeval.adapters.langchain.runs import build
-
-        first = items[0][0]
-        runs = [run for _, run in items]
-        if all(run.get("parent_run_id") for run in runs):
-            return Unreadable(
-                file, first,
-                f"trace {key}: no root run among its {_span_count_note(items, 'run')} (each "
-                "names a parent_run_id): the trace is incomplete and is not scored")
-        try:
-            trace = build(runs, errors=Errors(file), default_task_id=None,
-                          item_wheres=[f"line {line}" for line, _ in items])
-            check_trace(trace, limits, file)
-        except TraceFormatError as exc:
-            return Unreadable(file, first, f"trace {key}: {_reason(exc, file, first)}")
-        trace_id = key if not key.startswith("\x00") else str(trace.metadata.get("run_id"))
-        return TraceRecord(trace, file, first, "langchain", trace_id)
-
-
-def _run_key(value: Any, line_no: int) -> str | None:
-    """Return the trace a run belongs to: its ``trace_id``; a root run without one is a tree
-    of its own (keyed by its line, unique in the file); None for a child without one."""
-    if not isinstance(value, dict):
-        return None
-    trace_id = value.get("trace_id")
-    if isinstance(trace_id, str) and trace_id:
-        return trace_id
-    if value.get("parent_run_id"):
-        return None
-    return f"\x00line {line_no}"
+        trace, trace_id = grouping.finish(key, items, file)
+        check_trace(trace, limits, file)
+    except TraceFormatError as exc:
+        return Unreadable(file, first, f"trace {key}: {_reason(exc, file, first)}")
+    return TraceRecord(trace, file, first, name, trace_id)

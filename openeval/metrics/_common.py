@@ -106,11 +106,18 @@ NO_STATE_NOTE = (
 
 def unrecorded_calls(trace: AgentTrace) -> str | None:
     """Return why ``trace`` shows no tool call although its agent may have made some (its
-    adapter's ``not_recorded`` note), or None when it shows calls or says nothing."""
-    if any(step.type == "tool_call" for step in trace.steps):
-        return None
+    adapter's ``not_recorded`` note ``tool_calls``), or why its calls show no arguments (the
+    note ``tool_args``: content capture was off), or None when it says nothing of the kind."""
     notes = trace.metadata.get(NOT_RECORDED_KEY)
-    note = notes.get("tool_calls") if isinstance(notes, Mapping) else None
+    if not isinstance(notes, Mapping):
+        return None
+    calls = [step for step in trace.steps if step.type == "tool_call"]
+    if not calls:
+        note = notes.get("tool_calls")
+    elif any(step.tool_args is None for step in calls):
+        note = notes.get("tool_args")
+    else:
+        return None
     return note if isinstance(note, str) and note else None
 
 

@@ -381,3 +381,67 @@ def test_mlflow_attribute_json_nested_too_deep_is_kept_as_text(tmp_path: Path) -
     trace = load_trace(path)
     [call] = trace.tool_calls()
     assert call.tool_args is None and call.error is not None and call.tool_result == "ok"
+
+
+# ----------------------------------------------------------------------------- span content
+
+# OTel producers keep their content as JSON text inside attribute values (messages, arguments,
+# results, the flattened OpenInference keys): mutating the document's structure rarely reaches
+# it, so these tests rewrite the values themselves.
+SPAN_GOLDENS = [p for p in GOLDENS if p.parent.name.startswith("otel")]
+
+
+def _attribute_slots(document: Any) -> list[tuple[list[Any], int]]:
+    """Return ``(attribute list, index)`` of every span and span-event attribute."""
+    slots: list[tuple[list[Any], int]] = []
+    for resource in document.get("resourceSpans") or ():
+        for scope in resource.get("scopeSpans") or ():
+            for span in scope.get("spans") or ():
+                lists = [span.get("attributes") or []]
+                lists += [event.get("attributes") or [] for event in span.get("events") or ()]
+                slots += [(items, i) for items in lists for i in range(len(items))]
+    return slots
+
+
+def _hostile_text(data: st.DataObject) -> Any:
+    kind = data.draw(st.sampled_from(["json", "deep", "garbage", "kind", "huge-index"]),
+                     label="content")
+    if kind == "json":
+        return {"stringValue": json.dumps(data.draw(_json_values(KEYS), label="json"))}
+    if kind == "deep":
+        depth = data.draw(st.integers(100, 3000), label="depth")
+        opener = data.draw(st.sampled_from(["[", '{"a":']), label="opener")
+        return {"stringValue": opener * depth}
+    if kind == "garbage":
+        return {"stringValue": data.draw(st.text(max_size=40), label="garbage")}
+    if kind == "huge-index":
+        return {"stringValue": "x"}
+    return data.draw(st.sampled_from([{"intValue": "7"}, {"boolValue": True},
+                                      {"arrayValue": {"values": [{"stringValue": "{"}]}},
+                                      {"kvlistValue": {"values": []}}]), label="kind")
+
+
+@FUZZ
+@given(data=st.data())
+def test_mutated_span_content(data: st.DataObject) -> None:
+    golden = data.draw(st.sampled_from(SPAN_GOLDENS), label="golden")
+    values, container = _documents(golden.read_bytes())
+    index = data.draw(st.integers(0, len(values) - 1), label="line")
+    slots = _attribute_slots(values[index])
+    for _ in range(data.draw(st.integers(1, 3), label="how many")):
+        items, at = data.draw(st.sampled_from(slots), label="attribute")
+        new = _hostile_text(data)
+        if new == {"stringValue": "x"}:  # a flattened key with an index past any bound
+            items[at] = {"key": f"llm.input_messages.{10**30}.message.role", "value": new}
+        else:
+            items[at] = {**items[at], "value": new}
+    for root in _workdir(golden):
+        target = root / golden.name
+        target.write_bytes(_encode(values, container))
+        check_every_reader(target)
+
+
+def test_span_goldens_are_found() -> None:
+    assert {p.parent.name for p in SPAN_GOLDENS} >= {
+        "otel_openinference", "otel_strands", "otel_mcp", "otel_vercel_ai", "otel_langfuse",
+        "otel_adk", "otel_pydantic_ai", "otel_openai_v2"}

@@ -241,3 +241,14 @@ def test_iter_traces_raise_mode_names_file_and_line(tmp_path: Path) -> None:
     assert len(list(iter_traces(path))) == 2
     with pytest.raises(TraceFormatError, match=r"t\.jsonl: line 2: .*invalid JSON"):
         list(iter_traces(str(path), unreadable="raise"))
+
+
+def test_stream_names_no_format() -> None:
+    # How a format's items group into traces is its adapter's to say (the grouping hook):
+    # the streaming reader must not branch on a format or reach into an adapter's modules.
+    import openeval.adapters.stream as stream
+
+    source = Path(stream.__file__).read_text()
+    code = source.split('"""', 2)[2]  # past the module docstring, which explains the rules
+    for name in ("otel", "langchain", "fixtura", "openai", "anthropic", "native"):
+        assert f'"{name}"' not in code and f"adapters.{name}" not in code, name

@@ -528,6 +528,8 @@ class FixturaAdapter:
 
     name = "fixtura"
     description = "Fixtura .trace recordings (zstd JSON Lines, or plain JSONL of the same events)"
+    lines_are_one_trace = True
+    """A JSON Lines recording is one trace: its lines are events, read whole."""
 
     def refusal(self, source: TraceSource) -> str | None:
         """Return None when the first line is a Fixtura event, else why the file is not one."""

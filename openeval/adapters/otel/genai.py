@@ -16,6 +16,9 @@ from typing import Any
 import orjson
 
 from openeval.adapters._toolkit import Errors, Turns, require_activity, token_counts
+from openeval.adapters.otel.assemble import tool_definition, unique_definitions
+from openeval.adapters.otel.dialects import content_off_note, parsed
+from openeval.adapters.otel.mcp import NO_ARGUMENTS, one_span_per_call
 from openeval.adapters.otel.otlp import Span
 from openeval.adapters.tool_args import parse_tool_args
 from openeval.jsonio import (
@@ -130,14 +133,24 @@ def _say(mapping: _Mapping, message: dict[str, Any]) -> None:
     role = _ROLES.get(str(message.get("role")))
     if role is None or role == "assistant":
         return  # assistant messages come from the model spans' outputs, with their turn
-    if role != "tool":
+    parts = _parts(message)
+    answers_only = bool(parts) and all(p.get("type") == "tool_call_response" for p in parts)
+    if role != "tool" and not answers_only:
+        # (Bedrock and Anthropic send tool results in a "user" message: those are tool
+        # messages of the conversation, not something the user said.)
         mapping.turns.say(role, _text(message))
         return
-    for part in _parts(message):
+    for part in parts:
         if part.get("type") == "tool_call_response":
             call_id = part.get("id")
             name = mapping.call_names.get(call_id) if isinstance(call_id, str) else None
-            mapping.turns.say("tool", _result_text(part.get("response")) or "", name=name)
+            mapping.turns.say("tool", _result_text(_response(part)) or "", name=name)
+
+
+def _response(part: dict[str, Any]) -> Any:
+    # Pydantic AI's instrumentation names the tool's answer "result" where the conventions
+    # say "response".
+    return part.get("response", part.get("result"))
 
 
 def _system_instructions(span: Span) -> str | None:
@@ -211,7 +224,7 @@ def _model_step(span: Span, mapping: _Mapping) -> TraceStep:
     for message in inputs[last_assistant + 1 :]:
         for part in _parts(message):
             if part.get("type") == "tool_call_response" and isinstance(part.get("id"), str):
-                mapping.responses.setdefault(part["id"], part.get("response"))
+                mapping.responses.setdefault(part["id"], _response(part))
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, str):
         reasons = [reasons]
@@ -273,6 +286,7 @@ def _tool_step(span: Span, turn: int | None) -> tuple[TraceStep, str | None]:
 
 def trace_of_spans(spans: list[Span], errors: Errors, task_id: str) -> AgentTrace:
     """Return the AgentTrace of the spans of one trace, in the GenAI conventions."""
+    spans, mcp_only = one_span_per_call(spans)
     spans = sorted(spans, key=lambda s: (s.start_ns, s.span_id))
     mapping = _Mapping(errors)
     tool_ids: list[tuple[TraceStep, str | None]] = []
@@ -319,6 +333,10 @@ def trace_of_spans(spans: list[Span], errors: Errors, task_id: str) -> AgentTrac
     metadata: dict[str, Any] = {"otel": otel}
     if not tool_ids and not _holds_content(spans):
         metadata[NOT_RECORDED_KEY] = {"tool_calls": _no_content_note(mapping.steps)}
+    elif any(step.type == "tool_call" and step.tool_args is None for step in mapping.steps):
+        note = content_off_note(spans) or (NO_ARGUMENTS if mcp_only else None)
+        if note is not None:
+            metadata[NOT_RECORDED_KEY] = {"tool_args": note}
     trace = AgentTrace(
         task_id=task_id,
         input=task_input,
@@ -327,12 +345,34 @@ def trace_of_spans(spans: list[Span], errors: Errors, task_id: str) -> AgentTrac
         metadata=metadata,
         messages=mapping.turns.messages,
         signals=[],  # OTel GenAI spans have no denial or replay field
-        # (docs/semantics.md#no-vacuous-passes)
+        tool_definitions=_tool_definitions(spans),
     )
     found = f"among its {len(spans)} spans" if spans else "(it holds no span)"
     return require_activity(
         trace, errors, f"no GenAI span (chat, execute_tool, invoke_agent with content) {found}"
     )
+
+
+def _tool_definitions(spans: list[Span]) -> list[dict[str, Any]]:
+    """Return the tools offered: ``gen_ai.tool.definitions`` (a model span's list), else each
+    tool span's own ``gen_ai.tool.json_schema`` (Strands), by name, first seen first."""
+    found: list[dict[str, Any]] = []
+    for span in spans:
+        listed = parsed(span.attributes.get("gen_ai.tool.definitions"))
+        for item in listed if isinstance(listed, list) else ():
+            definition = tool_definition(item)
+            if definition is not None:
+                found.append(definition)
+        schema = parsed(span.attributes.get("gen_ai.tool.json_schema"))
+        name = span.attributes.get("gen_ai.tool.name")
+        if isinstance(schema, dict) and isinstance(name, str) and name:
+            own: dict[str, Any] = {"name": name}
+            description = span.attributes.get("gen_ai.tool.description")
+            if isinstance(description, str):
+                own["description"] = description
+            own["parameters"] = schema
+            found.append(own)
+    return unique_definitions(found)
 
 
 NOT_RECORDED_KEY = "not_recorded"

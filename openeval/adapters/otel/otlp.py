@@ -86,7 +86,7 @@ def split_by_trace(spans: Iterable[Span]) -> list[list[Span]]:
 # --- OTLP/JSON ----------------------------------------------------------------------------
 
 
-def _decode_id(value: Any, *, size: int, where: str, errors: Errors) -> str:
+def decode_id(value: Any, *, size: int, where: str, errors: Errors) -> str:
     """Return a trace/span id as lowercase hex; OTLP/JSON uses hex, proto-JSON uses base64."""
     if value is None or value == "":
         return ""
@@ -293,9 +293,9 @@ def _decode_span(raw: Any, where: str, resource: dict[str, Any], errors: Errors)
     if not isinstance(message, str):
         raise errors(f"expected a string, got {json_kind(message)}", f"{where}.status.message")
     return Span(
-        trace_id=_decode_id(raw.get("traceId"), size=16, where=f"{where}.traceId", errors=errors),
-        span_id=_decode_id(raw.get("spanId"), size=8, where=f"{where}.spanId", errors=errors),
-        parent_id=_decode_id(
+        trace_id=decode_id(raw.get("traceId"), size=16, where=f"{where}.traceId", errors=errors),
+        span_id=decode_id(raw.get("spanId"), size=8, where=f"{where}.spanId", errors=errors),
+        parent_id=decode_id(
             raw.get("parentSpanId"), size=8, where=f"{where}.parentSpanId", errors=errors
         ),
         name=name,
