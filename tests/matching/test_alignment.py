@@ -21,7 +21,7 @@ from openeval.matching.alignment import (
 )
 from openeval.matching.trajectory import TrajectorySpec, match_trajectory
 from openeval.models import TraceStep
-from openeval.scoring.score import MAX_DATA_BYTES
+from openeval.scoring.scorer import MAX_DATA_BYTES
 
 
 def calls(count: int, *, wrong_at: int | None = None) -> list[TraceStep]:
