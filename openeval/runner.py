@@ -12,6 +12,8 @@ Nothing here prints: the CLI passes a ``progress`` callback to draw its bar.
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +28,7 @@ from openeval.suite.evaluate import RunPlan, evaluate_case, run_case
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
+    from openeval.suite.config import SuiteConfig
     from openeval.suite.engines.base import Engine
 
 Progress = Callable[[int, int, CaseResult], None]
@@ -80,6 +83,18 @@ def check_gate_names(suite: SuiteResult, where: Mapping[str, str]) -> None:
             f"{where.get(name, 'gate')}: no metric or check named {name!r} in this run; "
             f"expected one of: {', '.join(summary.per_check)}"
         )
+
+
+def ignored_run_settings(config: SuiteConfig) -> list[str]:
+    """Return one line per configuration file below the suite root whose run settings
+    (``fail_under``, ``fail_under_cases``, gates) this run does not apply, naming them: they
+    apply only when that folder is the suite being run."""
+    by_file: dict[str, list[str]] = {}
+    for key, _, origin in config.ignored():
+        by_file.setdefault(origin.source, []).append(key)
+    return [f"{source}: {', '.join(keys)} not applied: run settings apply only from the suite "
+            "root's configuration (run that folder as the suite to use them)"
+            for source, keys in sorted(by_file.items())]
 
 
 @with_021_form
@@ -157,8 +172,11 @@ def run_suite(
     if format is not None:
         metadata["format"] = format
     if config.files:
-        root = Path(suite_dir)
-        metadata["config"] = [Path(f).relative_to(root).as_posix() for f in config.files]
+        metadata["config"] = [Path(os.path.relpath(f, suite_dir)).as_posix()
+                              for f in config.files]
+    ignored = ignored_run_settings(config)
+    if ignored:
+        metadata["ignored_settings"] = ignored
     if trials_rule is not None:
         metadata["trials_rule"] = trials_rule
     suite = SuiteResult(

@@ -202,6 +202,8 @@ def run(
                     target.testcase_path, target.trace_path, metrics, trace_format, load,
                     floors, quiet, allow_outside_suite, keep,
                 )
+            for line in suite.metadata.get("ignored_settings", ()):
+                click.echo(one_line(f"openeval: warning: {line}"), err=True)
             _write_outputs(suite, output_dir, reports)
             diff = None
             if earlier is not None and baseline.folder is not None:

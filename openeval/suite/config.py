@@ -12,9 +12,16 @@ cases below it and, at the suite root only, the settings of the run:
   be run alone or inside a bigger tree, but they apply only from the file at the root of the
   suite being run; ``openeval config`` lists them as ignored elsewhere.
 
-Merging, nearest last (proposals/0060): the files from the suite root down to the case's
-folder, then the test case itself. A later value replaces an earlier one, except that the
-tables ``thresholds`` and ``trajectory`` merge key by key and ``checks`` lists concatenate
+A suite inside a git repository also takes the ``openeval.toml`` files of the folders above
+it, up to the repository's root folder (the one holding ``.git``) or up to a file that says
+``root = true`` (proposals/0173-config-scope.md): ``openeval run --suite evals/billing`` then
+runs the checks and gates ``evals/openeval.toml`` gives, as ``--suite evals`` would. Their
+run settings fill in what the suite root's own file leaves unset.
+
+Merging, nearest last (proposals/0060): the files above the suite (farthest first), then the
+files from the suite root down to the case's folder, then the test case itself. A later value
+replaces an earlier one, except that the tables ``thresholds`` and ``trajectory`` merge key by
+key and ``checks`` lists concatenate
 (configuration first, then the case's own entries). A configured threshold for a metric the
 case does not run is dropped for that case; a ``code`` path in a check entry is read relative
 to the file that names it.
@@ -55,7 +62,11 @@ CASE_KEYS = (
 TABLE_KEYS = ("thresholds", "trajectory")
 """Case keys merged key by key rather than replaced whole."""
 RUN_KEYS = ("fail_under", "fail_under_cases", "gates")
-"""Settings of the run, read from the configuration at the suite root only."""
+"""Settings of the run, read from the configuration at the suite root (and above it) only."""
+SCOPE_KEY = "root"
+"""``root = true``: this file is the top; no configuration above it applies."""
+REPOSITORY_MARKER = ".git"
+"""The folder (or file, in a worktree) that marks a repository's root folder."""
 
 OriginKind = Literal["config", "case", "default", "option"]
 
@@ -271,13 +282,21 @@ class SuiteConfig:
     """The readable files, in sorted folder order (the root first)."""
     problems: Mapping[str, OpenEvalError] = field(default_factory=dict)
     """Folder (relative to the root) -> why its configuration cannot be used."""
+    parents: tuple[ConfigLayer, ...] = ()
+    """The files above the suite folder that apply to all of it, farthest first."""
+    parent_problem: OpenEvalError | None = None
+    """Why a file above the suite folder cannot be used (every case then carries it)."""
 
     @property
     def files(self) -> list[str]:
-        """The paths of every configuration file found, readable or not, in folder order."""
+        """The paths of every configuration file found, readable or not: the ones above the
+        suite first (farthest first), then in folder order."""
         found = [(layer.folder, layer.source) for layer in self.layers]
         found += [(folder, error.source or folder) for folder, error in self.problems.items()]
-        return [source for _, source in sorted(found)]
+        above = [layer.source for layer in self.parents]
+        if self.parent_problem is not None:
+            above.append(str(self.parent_problem.source))
+        return above + [source for _, source in sorted(found)]
 
     def chain(self, testcase_path: str | Path) -> list[str]:
         """Return the folders from the root down to the test case's, relative to the root;
@@ -295,12 +314,15 @@ class SuiteConfig:
         Raises the error of the first configuration on the way that cannot be used.
         """
         chain = self.chain(testcase_path)
+        if chain and self.parent_problem is not None:
+            raise self.parent_problem
         for folder in chain:
             problem = self.problems.get(folder)
             if problem is not None:
                 raise problem
         by_folder = {layer.folder: layer for layer in self.layers}
-        return tuple(by_folder[f] for f in chain if f in by_folder)
+        own = tuple(by_folder[f] for f in chain if f in by_folder)
+        return (*self.parents, *own) if chain else own
 
     @property
     def root_layer(self) -> ConfigLayer | None:
@@ -310,21 +332,25 @@ class SuiteConfig:
     def run_settings(self) -> RunSettings:
         """Return ``fail_under``, ``fail_under_cases`` and the gates of the root configuration.
 
-        Empty when the root has none or cannot be read (every case then carries the error).
+        The files above the suite fill in what the root's own file leaves unset (the nearest
+        file wins, key by key and gate by gate). Empty when none has any, or when the root's
+        cannot be read (every case then carries the error).
         """
-        layer = self.root_layer
-        if layer is None:
+        root = self.root_layer
+        if root is None and "" in self.problems:
             return RunSettings()
-        s = layer.settings
-        floors = {
-            key: (float(s[key]), layer.origin(key)) for key in ("fail_under", "fail_under_cases")
-            if key in s
-        }
-        gates = tuple(
-            (name, float(line), layer.origin(f"gates.{name}"))
-            for name, line in s.get("gates", {}).items()
-        )
-        return RunSettings(floors.get("fail_under"), floors.get("fail_under_cases"), gates)
+        floors: dict[str, tuple[float, Origin]] = {}
+        gates: dict[str, tuple[str, float, Origin]] = {}
+        for layer in (*self.parents, *([root] if root is not None else [])):
+            s = layer.settings
+            for key in ("fail_under", "fail_under_cases"):
+                if key in s:
+                    floors[key] = (float(s[key]), layer.origin(key))
+            for name, line in s.get("gates", {}).items():
+                gates.pop(name, None)
+                gates[name] = (name, float(line), layer.origin(f"gates.{name}"))
+        return RunSettings(floors.get("fail_under"), floors.get("fail_under_cases"),
+                           tuple(gates.values()))
 
     def ignored(self) -> list[tuple[str, Any, Origin]]:
         """Return the run settings of nested configurations, which this run does not apply:
@@ -389,7 +415,52 @@ def load_suite_config(root: str | Path) -> SuiteConfig:
             continue
         layers += found
     layers.sort(key=lambda layer: layer.folder)
-    return SuiteConfig(root.as_posix(), tuple(layers), problems)
+    top = next((layer for layer in layers if layer.folder == ""), None)
+    parents: list[ConfigLayer] = []
+    parent_problem: OpenEvalError | None = None
+    if not (top is not None and top.settings.get(SCOPE_KEY) is True) and "" not in problems:
+        try:
+            parents = _parent_layers(root)
+        except OpenEvalError as exc:
+            parent_problem = exc
+    return SuiteConfig(root.as_posix(), tuple(layers), problems, tuple(parents),
+                       parent_problem)
+
+
+def _parent_layers(root: Path) -> list[ConfigLayer]:
+    """Return the openeval.toml files in the folders above ``root``, farthest first: up to the
+    repository's root folder, or to a file saying ``root = true``. None outside a repository,
+    so a suite in a scratch folder never picks up a stray file above it.
+
+    Raises TestCaseError for a file that cannot be used (unreadable, invalid, or a link
+    leading out of the repository).
+    """
+    here = Path(os.path.realpath(root))
+    ancestors: list[Path] = []
+    repository: Path | None = None
+    for folder in here.parents:
+        ancestors.append(folder)
+        if (folder / REPOSITORY_MARKER).exists():
+            repository = folder
+            break
+    if repository is None:
+        return []
+    found: list[ConfigLayer] = []
+    for depth, folder in enumerate(ancestors, 1):
+        path = folder / CONFIG_NAME
+        if not path.exists() and not path.is_symlink():
+            continue
+        real = os.path.realpath(path)
+        if not real.startswith(str(repository).rstrip(os.sep) + os.sep):
+            raise TestCaseError(f"links outside the repository ({real}); a configuration "
+                                "above the suite is read only inside it", source=path)
+        layer = read_config_file(path, folder="/".join([".."] * depth))
+        if layer is None:
+            continue
+        found.append(layer)
+        if layer.settings.get(SCOPE_KEY) is True:
+            break
+    return list(reversed(found))
 
 
 # ---- merging a test case with its configuration --------------------------------------------
