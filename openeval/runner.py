@@ -13,7 +13,6 @@ Nothing here prints: the CLI passes a ``progress`` callback to draw its bar.
 from __future__ import annotations
 
 import os
-
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
