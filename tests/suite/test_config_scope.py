@@ -16,7 +16,8 @@ from tests.builders import invoke
 ROOT = Path(__file__).resolve().parents[2]
 CASE = ROOT / "examples" / "quickstart" / "01-refund-order"
 
-FAILING_CHECK = '[[checks]]\ncheck = "regex_match"\nname = "says_refund"\nmust_match = "NEVER-SAID"\n'
+FAILING_CHECK = ('[[checks]]\ncheck = "regex_match"\nname = "says_refund"\n'
+                 'must_match = "NEVER-SAID"\n')
 
 
 def _repo(tmp_path: Path, *, marker: bool = True) -> Path:
