@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast, get_args
 
 from openeval.checks import _settings, text, util
 from openeval.checks._context import as_context
@@ -29,7 +29,9 @@ from openeval.checks._steps import (
 from openeval.models import AgentTrace, TraceStep
 from openeval.scores import Scores
 
-TRAJECTORY_MODES = ("strict", "in_order", "unordered", "subset", "superset")
+TrajectoryMode = Literal["strict", "in_order", "unordered", "subset", "superset"]
+"""How ``tool_trajectory`` compares the calls with ``expected``."""
+TRAJECTORY_MODES: tuple[str, ...] = get_args(TrajectoryMode)
 """How ``tool_trajectory`` compares: the seed's four modes and CONTRACT 6.1's ``in_order``."""
 
 _NAMED_LIMIT = 5
@@ -140,7 +142,8 @@ def tools_used(ctx: TraceInput) -> list[str]:
 
 @util.declares("trajectory_match", "tool_correctness")
 def tool_trajectory(
-    ctx: TraceInput | Sequence[str], *, expected: Sequence[str] = (), mode: str = "strict",
+    ctx: TraceInput | Sequence[str], *, expected: Sequence[str] = (),
+    mode: TrajectoryMode = "strict",
     name: str = "trajectory_match",
 ) -> Scores:
     """Check the agent's tool calls against the tool names you expect.

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Literal, get_args
 
 from openeval.checks import _settings, text, util
 from openeval.checks._context import CheckContext
@@ -21,7 +22,9 @@ from openeval.checks._pii import find_pii, phone_key
 from openeval.checks._steps import CheckInput, read_context
 from openeval.scores import Scores
 
-FACT_KINDS = ("email", "phone", "order_id", "name")
+FactKind = Literal["email", "phone", "order_id", "name"]
+"""A kind of fact ``knowledge_retention`` can hold a reply to."""
+FACT_KINDS: tuple[str, ...] = get_args(FactKind)
 """The kinds of fact ``knowledge_retention`` collects from the user's turns."""
 
 
@@ -181,7 +184,7 @@ class _Fact:
 @util.declares("knowledge_retained", "knowledge_retention")
 def knowledge_retention(
     ctx: CheckInput, *, turns_to_consider: int = 5,
-    contradiction_kinds: Sequence[str] = ("email", "phone", "name"),
+    contradiction_kinds: Sequence[FactKind] = ("email", "phone", "name"),
     name: str = "knowledge_retained",
 ) -> Scores:
     """Check that the reply does not forget what the user already said.

@@ -13,12 +13,14 @@ import sys
 from collections.abc import Mapping
 from html.parser import HTMLParser
 from itertools import islice
-from typing import Any
+from typing import Any, Literal, get_args
 
 from openeval.checks import text as _text
+from openeval.checks._settings import SettingError
 from openeval.checks.util import (
     MAX_ITEMS,
     MAX_TEXT_CHARS,
+    Field,
     check_choice,
     check_number,
     clip,
@@ -41,7 +43,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-_JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")
+JsonType = Literal["string", "number", "integer", "boolean", "array", "object", "null"]
+"""A JSON type name, as ``key_types`` gives it."""
+_JSON_TYPES: tuple[str, ...] = get_args(JsonType)
 _MAX_DEPTH = 64
 
 
@@ -135,7 +139,7 @@ def json_validity(
     *,
     extract_from_code_fence: bool | None = True,
     required_keys: Any = (),
-    key_types: Mapping[str, str] | None = None,
+    key_types: Mapping[str, JsonType] | None = None,
     schema: Mapping[str, Any] | None = None,
     name: str | None = "is_json",
 ) -> Scores:
@@ -208,7 +212,7 @@ def regex_match(
     *,
     must_match: Any = (),
     must_not_match: Any = (),
-    field: str | None = "output",
+    field: Field | None = "output",
     name: str | None = "regex_pass",
 ) -> Scores:
     """Check that the text matches every required pattern and none of the forbidden ones.
@@ -228,12 +232,12 @@ def regex_match(
         regex_pass (BOOLEAN): every rule held.
 
     Raises:
-        ValueError: neither ``must_match`` nor ``must_not_match`` is given (nothing to check).
+        SettingError: neither ``must_match`` nor ``must_not_match`` is given (nothing to check).
     """
     required = texts(must_match, "must_match")
     forbidden = texts(must_not_match, "must_not_match")
     if not required and not forbidden:
-        raise ValueError("regex_match needs must_match or must_not_match patterns")
+        raise SettingError("regex_match needs must_match or must_not_match patterns")
     body = subject_text(ctx, opt(field, "output"))
     problems = []
     for pattern in required:
@@ -283,9 +287,9 @@ def keyword_check(
     *,
     required: Any = (),
     forbidden: Any = (),
-    mode: str | None = "all",
+    mode: Literal["all", "any"] | None = "all",
     case_sensitive: bool | None = False,
-    field: str | None = "output",
+    field: Field | None = "output",
     name: str | None = "keywords_ok",
 ) -> Scores:
     """Check that the text mentions the required words and none of the forbidden ones.
@@ -308,14 +312,14 @@ def keyword_check(
             ``required`` is set.
 
     Raises:
-        ValueError: neither ``required`` nor ``forbidden`` is given, or a keyword is blank.
+        SettingError: neither ``required`` nor ``forbidden`` is given, or a keyword is blank.
     """
     wanted = texts(required, "required")
     banned = texts(forbidden, "forbidden")
     if not wanted and not banned:
-        raise ValueError("keyword_check needs required or forbidden keywords")
+        raise SettingError("keyword_check needs required or forbidden keywords")
     if any(not keyword.strip() for keyword in (*wanted, *banned)):
-        raise ValueError("keyword_check keywords must not be blank")
+        raise SettingError("keyword_check keywords must not be blank")
     how = check_choice(opt(mode, "all"), "mode", ("all", "any"))
     exact = bool(opt(case_sensitive, False))
     body = subject_text(ctx, opt(field, "output"))
@@ -347,12 +351,12 @@ def keyword_check(
 def _expected_values(ctx: Any) -> tuple[str, ...]:
     expected = reference_or_expected(ctx, None)
     if expected is None:
-        raise ValueError("contains needs values, or an expected_output in the test case")
+        raise SettingError("contains needs values, or an expected_output in the test case")
     if isinstance(expected, str):
         return (expected,)
     if isinstance(expected, list) and all(isinstance(item, str) for item in expected):
         return tuple(expected)
-    raise ValueError("contains reads expected_output as a text or a list of texts; "
+    raise SettingError("contains reads expected_output as a text or a list of texts; "
                      f"it is {type(expected).__name__}")
 
 
@@ -361,9 +365,9 @@ def contains(
     ctx: Any,
     *,
     values: Any = (),
-    mode: str | None = "any",
+    mode: Literal["any", "all", "none"] | None = "any",
     case_sensitive: bool | None = False,
-    field: str | None = "output",
+    field: Field | None = "output",
     name: str | None = "contains",
 ) -> Scores:
     """Check that the text contains the given substrings, anywhere (also inside a word).
@@ -382,11 +386,11 @@ def contains(
         contains (BOOLEAN): the text meets ``mode``.
 
     Raises:
-        ValueError: no values and no expected output, or an empty value.
+        SettingError: no values and no expected output, or an empty value.
     """
     wanted = texts(values, "values") or _expected_values(ctx)
     if not wanted or any(value == "" for value in wanted):
-        raise ValueError("contains values must not be empty")
+        raise SettingError("contains values must not be empty")
     how = check_choice(opt(mode, "any"), "mode", ("any", "all", "none"))
     body = subject_text(ctx, opt(field, "output"))
     if not opt(case_sensitive, False):
@@ -445,7 +449,7 @@ def length_budget(
         within_length (BOOLEAN): every bound that is set held.
 
     Raises:
-        ValueError: a bound is not a whole number >= 0, or a minimum exceeds its maximum.
+        SettingError: a bound is not a whole number >= 0, or a minimum exceeds its maximum.
     """
     # None means "not checked" here, so the defaults are written in the signature only.
     bounds = {
@@ -457,7 +461,7 @@ def length_budget(
     for unit in ("words", "chars"):
         low, high = bounds[f"min_{unit}"], bounds[f"max_{unit}"]
         if low is not None and high is not None and low > high:
-            raise ValueError(f"min_{unit}={low} is above max_{unit}={high}")
+            raise SettingError(f"min_{unit}={low} is above max_{unit}={high}")
     body = subject_text(ctx).strip()
     chars = len(body)
     # Counting words stops one past the largest bound, so a huge reply costs little.
@@ -750,16 +754,16 @@ def csv_validity(
         row_count (NUMERIC): data rows, the header not counted.
 
     Raises:
-        ValueError: ``required_columns`` without ``has_header``; a delimiter that is not one
+        SettingError: ``required_columns`` without ``has_header``; a delimiter that is not one
             character; ``min_rows`` not a whole number >= 0.
     """
     header_row = bool(opt(has_header, True))
     columns = texts(required_columns, "required_columns")
     if columns and not header_row:
-        raise ValueError("required_columns needs has_header")
+        raise SettingError("required_columns needs has_header")
     fewest = int(check_number(opt(min_rows, 1), "min_rows", minimum=0, integer=True))
     if delimiter and len(delimiter) != 1:
-        raise ValueError(f"delimiter must be one character, got {delimiter!r}")
+        raise SettingError(f"delimiter must be one character, got {delimiter!r}")
     body, note = clip(fenced_block(subject_text(ctx), "csv"))
     if note:
         body = body[: body.rfind("\n") + 1]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Literal, get_args
 
 from openeval.checks import text as _text
 from openeval.checks.util import boolean_score as _boolean
@@ -127,8 +127,10 @@ def readability(
 
 # --- detect_language and language_adherence ------------------------------------------------
 
-LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ru", "uk", "el", "ar", "he", "hi",
-             "th", "zh", "ja", "ko")
+Language = Literal["en", "es", "fr", "de", "it", "pt", "nl", "ru", "uk", "el", "ar", "he", "hi",
+                   "th", "zh", "ja", "ko"]
+"""A language :func:`language_adherence` can expect."""
+LANGUAGES: tuple[str, ...] = get_args(Language)
 """The ISO 639-1 codes :func:`detect_language` can return (besides ``unknown``)."""
 
 # The commonest function words of each Latin-script language: frequent in any prose, rare in
@@ -235,7 +237,7 @@ def _word_count(value: str) -> int:
 def language_adherence(
     ctx: Any,
     *,
-    expected_language: str | None = "en",
+    expected_language: Language | None = "en",
     min_words: int | None = 5,
     name: str | None = "language_match",
 ) -> Scores:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from itertools import pairwise
-from typing import Any
+from typing import Any, Literal, get_args
 
 from openeval.checks import _settings, text, util
 from openeval.checks._steps import (
@@ -29,7 +29,9 @@ from openeval.checks._steps import (
 )
 from openeval.scores import Scores
 
-SPAN_KINDS = ("llm", "tool", "agent", "span")
+SpanKind = Literal["llm", "tool", "agent", "span"]
+"""A kind of step ``span_count`` can count."""
+SPAN_KINDS: tuple[str, ...] = get_args(SpanKind)
 """The kinds a span can have; our steps map thought -> llm, tool steps -> tool, output -> span."""
 
 _NAMED_LIMIT = 5
@@ -38,7 +40,7 @@ _NAMED_LIMIT = 5
 
 @util.declares("span_count", "within_span_limit")
 def span_count(
-    ctx: TraceInput, *, kind: str | None = None, max_spans: int | None = None,
+    ctx: TraceInput, *, kind: SpanKind | None = None, max_spans: int | None = None,
     name: str = "span_count",
 ) -> Scores:
     """Count the agent's steps, optionally of one kind, and check them against a limit.

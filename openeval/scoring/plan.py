@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError, TestCaseError
 from openeval.models import EvalTestCase
-from openeval.registry import check_settings, unknown_name
+from openeval.registry import unknown_name
 from openeval.results.records import CheckSpec
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ def compile_plan(
             spec, ref = _code_spec(entry, where, source, checks_dir, code_time_limit)
             code[spec.name] = ref
         else:
-            spec = _check_spec(entry, where, source)
+            spec = _check_spec(entry, where, source, test_case)
         if spec.name in used:
             raise TestCaseError(
                 f"name {spec.name!r} is already used by {used[spec.name]}; give this entry its "
@@ -130,27 +130,22 @@ def compile_plan(
     return CasePlan(test_case=test_case, checks=tuple(specs), denied_when=rule, code=code)
 
 
-def _check_spec(entry: Mapping[str, Any], where: str, source: str | Path | None) -> CheckSpec:
-    from openeval.scoring.catalog import check_registry
+def _check_spec(
+    entry: Mapping[str, Any], where: str, source: str | Path | None, test_case: EvalTestCase
+) -> CheckSpec:
+    from openeval.checks.registry import compile_settings, probe_settings
 
     kind = entry.get("check")
     if not isinstance(kind, str):
         raise TestCaseError("expected a 'check' key naming a check", source=source,
                             location=where)
-    registry = check_registry()
-    try:
-        function = registry.get(kind)
-    except OpenEvalError as exc:
-        raise TestCaseError(exc.message, source=source, location=f"{where}.check") from None
     settings = {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
-    try:
-        check_settings(function, settings, what=f"check {kind!r}")
-    except OpenEvalError as exc:
-        raise TestCaseError(exc.message, source=source, location=where) from None
+    arguments = compile_settings(kind, settings, source=source, location=where)
+    probe_settings(kind, arguments, test_case, source=source, location=where)
     name = entry.get("name", kind)
     threshold = entry.get("threshold")
     return CheckSpec(kind=kind, name=name, family="check", settings=settings,
-                     threshold=threshold)
+                     threshold=threshold, arguments=arguments)
 
 
 def _code_spec(

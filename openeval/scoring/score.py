@@ -23,7 +23,6 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError
-from openeval.registry import check_settings
 from openeval.results.records import CheckResult, CheckSpec
 from openeval.scores import Score, Scores, verdict
 
@@ -107,10 +106,12 @@ def _run_check(
 ) -> CheckResult:
     # The module itself, not the lazy package attribute: this runs once per check per trace.
     from openeval.checks._context import CheckContext
-    from openeval.scoring.catalog import check_registry
+    from openeval.checks.registry import CHECKS, compile_settings
 
-    function = check_registry().get(spec.kind)
-    settings = check_settings(function, spec.settings, what=f"check {spec.kind!r}")
+    function = CHECKS.get(spec.kind)
+    # Compiled once with the plan; a spec built by hand (or read back) is checked here.
+    settings = spec.arguments if spec.arguments is not None else compile_settings(
+        spec.kind, spec.settings)
     context = CheckContext(trace=trace, test_case=test_case, params=dict(spec.settings),
                            scores=dict(earlier), memo=memo)
     returned = function(context, **settings)
