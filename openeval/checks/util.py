@@ -186,6 +186,30 @@ def categorical_score(name: str, value: str, comment: str) -> Score:
     return Score(value, "CATEGORICAL", comment or None, name, None)
 
 
+NOT_JUDGED = "n.a."
+"""The value of the one score a check returns when it has nothing to judge."""
+
+
+def not_judged(name: str, reason: str) -> Score:
+    """Return the score of a check with nothing to judge: its verdict is n.a., never a pass.
+
+    A CATEGORICAL score valued ``n.a.`` under the primary score's name, its comment saying
+    why (no tool calls, a reply too short to judge ...). With no BOOLEAN and no NUMERIC score
+    the verdict is n.a. whatever the entry's threshold (proposals/0102-no-vacuous-passes.md).
+    """
+    return categorical_score(name, NOT_JUDGED, reason)
+
+
+def explicitly_set(ctx: Any, setting: str, value: Any, default: Any) -> bool:
+    """Return whether ``setting`` is the caller's own and not a default: the check entry
+    wrote it, or ``value`` differs from ``default``. A limit a case asks for and the trace
+    cannot show fails; a default one is only not checked."""
+    if value is None:
+        return False
+    written = isinstance(ctx, CheckContext) and ctx.params.get(setting) is not None
+    return written or value != default
+
+
 _CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`", re.DOTALL)
 # A scheme starts where no scheme character precedes it and is at most 32 long, so a long run
 # of letters is scanned once, not once per letter.
