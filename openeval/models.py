@@ -269,6 +269,9 @@ def run_duration(steps: list[TraceStep]) -> RunDuration | None:
             latencies.append((step, step.latency_ms))
     if latest > earliest:
         span = latest - earliest
+        if not math.isfinite(span * 1000.0):  # hostile timestamps: no figure, not infinity
+            raise OpenEvalError(f"the step timestamps span {span:g} s, not a duration: the "
+                                "run's duration cannot be known")
         return RunDuration(span, span * 1000.0, "timestamps")
     if not latencies:
         return None

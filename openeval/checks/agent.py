@@ -48,13 +48,6 @@ _INPUT_TOKEN_ATTRIBUTES = (
     "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "input_tokens",
     "prompt_tokens", "llm.token_count.prompt", "usage.input_tokens",
 )
-_BUDGET_SETTINGS: dict[str, tuple[str, float | None]] = {
-    "output tokens": ("max_output_tokens", 2000), "input tokens": ("max_input_tokens", None),
-    "duration ms": ("max_duration_ms", 30000), "time to first token ms":
-    ("max_time_to_first_token_ms", 5000),
-}
-"""Each figure's setting and its default (a default limit the trace cannot show is not
-checked; one the entry sets fails)."""
 _TTFT_ATTRIBUTES = ("time_to_first_token_ms", "ttft_ms", "first_token_ms")
 
 
@@ -241,10 +234,9 @@ def token_latency_budget(
     when no step reports tokens, the trace's metadata attributes (``gen_ai.usage.*``,
     ``output_tokens`` ...). The duration follows ``total_duration``. Time to first token is
     read only from metadata (``time_to_first_token_ms``): our steps do not record it, so
-    without that attribute it is not checked. A limit whose figure is not reported fails when
-    the check entry sets it (the case asks for a limit the trace cannot show) and is not
-    checked when it is a default; the comment says which. A run with no figure for any limit
-    and no limit of the entry's own has nothing to judge: n.a., with no ``budget_used``.
+    without that attribute it is not checked. A limit whose figure is not reported is not
+    checked and the comment says so; a run that reports no figure for any set limit has
+    nothing to judge: n.a., with no ``budget_used``.
 
     Args:
         ctx: A context, a trace, a list of steps, a list of span dicts, or a metadata dict.
@@ -255,8 +247,8 @@ def token_latency_budget(
         name: Name of the primary score.
 
     Returns:
-        within_budget (BOOLEAN): no limit was passed, and every limit the entry sets was
-            reported; ``n.a.`` when no limit could be checked and the entry sets none.
+        within_budget (BOOLEAN): no limit was passed; ``n.a.`` when no limit could be
+            checked.
         budget_used (NUMERIC, lower is better): the largest share of any checked limit; above
             1 is over. Not returned when no checked limit has a figure.
     """
@@ -282,12 +274,7 @@ def token_latency_budget(
             continue
         figure = figures.get(what)
         if figure is None:
-            setting, default = _BUDGET_SETTINGS[what]
-            if util.explicitly_set(ctx, setting, limit, default):
-                over.append(f"{setting} {limit:g} cannot be checked: the trace reports no "
-                            f"{what}")
-            else:
-                unknown.append(what)
+            unknown.append(what)
             continue
         shares.append(figure / limit)
         (over if figure > limit else within).append(
@@ -296,8 +283,6 @@ def token_latency_budget(
     if unknown:
         parts.append(f"not reported, not checked: {', '.join(unknown)}")
     if not shares:
-        if over:
-            return Scores([util.boolean_score(primary, False, "; ".join(parts))])
         comment = ("every limit is None: nothing checked" if not unknown else
                    f"the trace reports no figure for a set limit ({', '.join(unknown)}): "
                    "nothing checked")

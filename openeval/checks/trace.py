@@ -179,10 +179,10 @@ def total_duration(
     one, else the sum of every span's ``duration_ms`` (spans can overlap, so the sum is an
     upper bound). With neither, the trace's ``duration_ms`` metadata attribute.
 
-    A duration that cannot be known has nothing to judge (n.a., no figure) when no
-    ``max_duration_ms`` is set; with one set it fails, saying why: a limit the entry asks for
-    and the trace cannot show fails (proposals/0102-no-vacuous-passes.md). A step timestamp or
-    ``latency_ms`` that is not a duration is an error naming the step.
+    A duration that cannot be known has nothing to judge: n.a., with no figure (never 0, which
+    a threshold would pass) and ``within_duration`` left out, the comment saying the limit was
+    not checked (proposals/0102-no-vacuous-passes.md). A step timestamp or ``latency_ms`` that
+    is not a duration is an error naming the step.
 
     Args:
         ctx: A context, a trace, a list of steps or a list of span dicts.
@@ -191,8 +191,8 @@ def total_duration(
 
     Returns:
         total_duration_ms (NUMERIC, lower is better): the duration; ``n.a.`` when unknown.
-        within_duration (BOOLEAN): at most ``max_duration_ms``; only when it is set (false
-            when the duration is unknown).
+        within_duration (BOOLEAN): at most ``max_duration_ms``; only when it is set and the
+            duration is known.
     """
     check = "total_duration"
     limit = _settings.optional_number(max_duration_ms, check, "max_duration_ms")
@@ -206,13 +206,9 @@ def total_duration(
             measured = found, "the trace's duration_ms attribute"
     if measured is None:
         comment = "duration unknown: no step timestamps, latency_ms or duration_ms"
-        if limit is None:
-            return Scores([util.not_judged(primary, comment)])
-        return Scores([
-            util.not_judged(primary, comment),
-            util.boolean_score("within_duration", False,
-                               f"max_duration_ms {limit:g} cannot be checked: {comment}"),
-        ])
+        if limit is not None:
+            comment += f"; max_duration_ms {limit:g} not checked"
+        return Scores([util.not_judged(primary, comment)])
     duration, how = measured
     comment = f"{duration:g} ms ({how})"
     scores = Scores([util.numeric_score(primary, duration, comment, higher_is_better=False)])

@@ -200,16 +200,6 @@ def not_judged(name: str, reason: str) -> Score:
     return categorical_score(name, NOT_JUDGED, reason)
 
 
-def explicitly_set(ctx: Any, setting: str, value: Any, default: Any) -> bool:
-    """Return whether ``setting`` is the caller's own and not a default: the check entry
-    wrote it, or ``value`` differs from ``default``. A limit a case asks for and the trace
-    cannot show fails; a default one is only not checked."""
-    if value is None:
-        return False
-    written = isinstance(ctx, CheckContext) and ctx.params.get(setting) is not None
-    return written or value != default
-
-
 _CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`", re.DOTALL)
 # A scheme starts where no scheme character precedes it and is at most 32 long, so a long run
 # of letters is scanned once, not once per letter.

@@ -627,6 +627,8 @@ class _Compiler:
             return Literal(value)  # no matcher inside: one equality test, no objects per item
         if is_matcher_object(value):
             return self.matcher(value, where, keyed=keyed, depth=depth)
+        if isinstance(value, Mapping) and _has_dollar_key(value):
+            raise self.fail(where, _mixed_keys(value))
         if isinstance(value, Mapping):
             fields = {
                 key: self.compile(item, _join(where, key), keyed=True, depth=depth + 1)
@@ -764,7 +766,7 @@ def _plain(value: Any, depth: int) -> bool:
         item, level = stack.pop()
         kind = type(item)
         if kind is dict:
-            if level > MAX_JSON_DEPTH or is_matcher_object(item):
+            if level > MAX_JSON_DEPTH or is_matcher_object(item) or _has_dollar_key(item):
                 return False
             children = item.values()
         elif kind is list:
@@ -785,6 +787,29 @@ def _plain(value: Any, depth: int) -> bool:
                 continue
             stack.append((child, level + 1))
     return True
+
+
+def _has_dollar_key(value: Mapping[Any, Any]) -> bool:
+    return any(type(key) is str and key[:1] == "$" for key in value)
+
+
+def _mixed_keys(value: Mapping[Any, Any]) -> str:
+    """Return the error for an object mixing matcher keys and plain keys, with the likely fix.
+
+    Such an object would compare as a plain object by accident (``{"$approx": 59.9, "tol":
+    0.01}`` matching only that very object), so it is refused like an unknown matcher.
+    """
+    dollar = [str(k) for k in value if isinstance(k, str) and k.startswith("$")]
+    plain = [str(k) for k in value if not (isinstance(k, str) and k.startswith("$"))]
+    text = (f"mixes matcher keys ({', '.join(dollar)}) with plain keys ({', '.join(plain)}), "
+            "so it would compare as a literal object")
+    key = plain[0]
+    if f"${key}" in (*MATCHERS, *_APPROX_SETTINGS):
+        return f'{text}: did you mean "${key}"?'
+    if key == "flags" and "$regex" in dollar:
+        return (f'{text}: "$regex" takes no flags; write them in the pattern, as in '
+                '"(?i)..." for a match in any case')
+    return f'{text}; a literal object with "$" keys is written {{"$eq": {{...}}}}'
 
 
 def _unknown_matcher(key: str) -> str:

@@ -22,13 +22,13 @@ class StepBudget(Metric):
     Score: 1.0 within every limit that is set, else 0.0.
 
     Passes when no set limit is exceeded. Fails when the agent made more tool calls than
-    ``max_steps`` or ran longer than ``timeout_seconds``, or when ``timeout_seconds`` is set
-    and the trace records no time to check it against (a limit the case asks for and the
-    trace cannot show fails, as an expected state the trace does not record does); details
-    give the figures. Not applicable when the test case sets neither limit. An error, never
-    a pass, when ``timeout_seconds`` is set and the duration would be measured with a
-    negative or non-finite ``latency_ms`` or a non-finite timestamp (the error names the
-    step).
+    ``max_steps`` or ran longer than ``timeout_seconds``; details give the figures.
+    Not applicable when the test case sets neither limit, or sets only ``timeout_seconds``
+    and the trace records no time (nothing judged is never a pass); beside ``max_steps``, an
+    unknown duration is not checked, and the details and a note say so
+    (proposals/0102-no-vacuous-passes.md). An error, never a pass, when ``timeout_seconds``
+    is set and the duration would be measured with a negative or non-finite ``latency_ms``
+    or a non-finite timestamp (the error names the step).
     """
 
     name = "step_budget"
@@ -42,6 +42,7 @@ class StepBudget(Metric):
             return not_applicable("no max_steps or timeout_seconds set")
         over: list[str] = []
         within: list[str] = []
+        notes: list[str] = []
         if max_steps is not None:
             calls = sum(1 for step in trace.steps if step.type == "tool_call")
             if calls > max_steps:
@@ -51,8 +52,13 @@ class StepBudget(Metric):
         if timeout is not None:
             duration = trace.run_duration()
             if duration is None:
-                over.append(f"timeout_seconds {timeout:g} cannot be checked: the trace records "
-                            "no timestamps or latency_ms (remove the limit, or record times)")
+                unknown = (f"duration unknown (no timestamps or latency_ms): timeout_seconds "
+                           f"{timeout:g} not checked")
+                if max_steps is None:
+                    return not_applicable(unknown)
+                within.append(unknown)
+                notes.append(f"timeout_seconds {timeout:g} not checked: the trace has no "
+                             "timestamps or latency_ms")
             else:
                 seconds = duration.seconds
                 how = "timestamps" if duration.source == "timestamps" else "sum of latency_ms"
@@ -61,4 +67,4 @@ class StepBudget(Metric):
                 (over if seconds > timeout else within).append(text)
         if over:
             return Measurement(0.0, "; ".join(over + within))
-        return Measurement(1.0, "; ".join(within))
+        return Measurement(1.0, "; ".join(within), data={"notes": notes} if notes else {})

@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 MAX_DETAILS = 2000
 """Longest details line kept in a result (a check may explain at length; a log line may not)."""
 
+NO_THRESHOLD = "no threshold: set one to judge this score"
+"""The details of a code check that returned only a number and has no pass line."""
+
 MAX_DATA_BYTES = 65_536
 """Largest structured ``data`` kept in a result, as compact JSON; the metrics bound their own
 (an alignment keeps at most 40 rows), so only a third-party metric meets this limit."""
@@ -129,8 +132,13 @@ def _run_code(
     params = {k: v for k, v in spec.settings.items() if k != TIME_LIMIT_KEY}
     scores = run_code_check(plan.code[spec.name], name=spec.name, params=params, trace=trace,
                             test_case=plan.test_case, scores=earlier)
-    return CheckResult(spec, verdict(scores, spec.threshold), tuple(scores),
-                       _bounded(details_of(scores)))
+    found = verdict(scores, spec.threshold)
+    details = details_of(scores)
+    if found == "n.a." and spec.threshold is None and any(
+            s.data_type == "NUMERIC" for s in scores):
+        # A number alone judges nothing; say so rather than leave a silent n.a.
+        details = "; ".join(p for p in (details, NO_THRESHOLD) if p)
+    return CheckResult(spec, found, tuple(scores), _bounded(details))
 
 
 def as_scores(returned: Any, name: str) -> Scores:
