@@ -89,6 +89,12 @@ class CheckResult:
         return tuple(note for note in found if isinstance(note, str))
 
     @property
+    def report_only(self) -> bool:
+        """Whether a pass line of 0 makes this result unfailable: its score is reported, not
+        judged (``data.report_only``, set by the scorer; reports show it as "report only")."""
+        return self.data.get("report_only") is True
+
+    @property
     def name(self) -> str:
         """The instance name (``spec.name``)."""
         return self.spec.name

@@ -19,6 +19,7 @@ check's ``error`` result, and the others still run.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -57,11 +58,26 @@ def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
     # Only checks read the scores of the entries before them; metrics never do.
     keep = any(spec.family != "metric" for spec in plan.checks)
     for spec in plan.checks:
-        result = _run_isolated(spec, trace, plan, earlier, memo)
+        result = _marked(_run_isolated(spec, trace, plan, earlier, memo))
         if keep:
             earlier[spec.name] = Scores(result.scores)
         results.append(result)
     return tuple(results)
+
+
+def _marked(result: CheckResult) -> CheckResult:
+    """Return ``result`` marked report-only when its pass line cannot be missed: a pass line
+    of 0 under a higher-is-better number judged by it (scores are never below 0), so the
+    result is a figure to read, not a verdict to trust. Legitimate, never silent."""
+    line = result.spec.threshold
+    if line is None or line > 0 or result.verdict not in ("pass", "fail"):
+        return result
+    if any(s.data_type == "BOOLEAN" for s in result.scores):
+        return result  # a boolean decides; the pass line plays no part
+    primary = next((s for s in result.scores if s.data_type == "NUMERIC"), None)
+    if primary is None or primary.higher_is_better is False:
+        return result  # "at most 0" is a strict line, not an unfailable one
+    return replace(result, data={**result.data, "report_only": True})
 
 
 def _run_isolated(
