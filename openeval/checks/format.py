@@ -36,7 +36,7 @@ from openeval.checks.util import boolean_score as _boolean
 from openeval.checks.util import categorical_score as _categorical
 from openeval.checks.util import numeric_score as _numeric
 from openeval.scores import Scores
-from openeval.values import json_equal
+from openeval.values import json_type_is
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,7 +46,6 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 JsonType = Literal["string", "number", "integer", "boolean", "array", "object", "null"]
 """A JSON type name, as ``key_types`` gives it."""
 _JSON_TYPES: tuple[str, ...] = get_args(JsonType)
-_MAX_DEPTH = 64
 
 
 def _with_note(comment: str, note: str) -> str:
@@ -54,63 +53,6 @@ def _with_note(comment: str, note: str) -> str:
 
 
 # --- json_validity -------------------------------------------------------------------------
-
-
-def _json_kind_ok(value: Any, kind: str) -> bool:
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "null":
-        return value is None
-    if kind == "array":
-        return isinstance(value, list)
-    if kind == "object":
-        return isinstance(value, dict)
-    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == "integer":
-        return is_number and float(value).is_integer()
-    return is_number
-
-
-def _schema_problems(value: Any, schema: Any, path: str, found: list[str], depth: int) -> None:
-    """Append where ``value`` breaks the supported subset of JSON Schema ``schema``."""
-    if depth > _MAX_DEPTH or len(found) > MAX_ITEMS or not isinstance(schema, Mapping):
-        return
-    kinds = schema.get("type")
-    if kinds is not None:
-        wanted = [kinds] if isinstance(kinds, str) else list(kinds)
-        if not any(_json_kind_ok(value, str(kind)) for kind in wanted):
-            found.append(f"{path} is not {' or '.join(str(k) for k in wanted)}")
-            return
-    enum = schema.get("enum")
-    if isinstance(enum, list) and not any(json_equal(option, value) for option in enum):
-        found.append(f"{path} is not one of the enum values")
-    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    minimum, maximum = schema.get("minimum"), schema.get("maximum")
-    if is_number and isinstance(minimum, (int, float)) and value < minimum:
-        found.append(f"{path} is below the minimum {minimum}")
-    if is_number and isinstance(maximum, (int, float)) and value > maximum:
-        found.append(f"{path} is above the maximum {maximum}")
-    if isinstance(value, str):
-        shortest, longest = schema.get("minLength"), schema.get("maxLength")
-        if isinstance(shortest, int) and len(value) < shortest:
-            found.append(f"{path} is shorter than {shortest} characters")
-        if isinstance(longest, int) and len(value) > longest:
-            found.append(f"{path} is longer than {longest} characters")
-    if isinstance(value, dict):
-        required = schema.get("required")
-        if isinstance(required, list):
-            found.extend(f"{path} lacks key {key!r}" for key in required if key not in value)
-        properties = schema.get("properties")
-        if isinstance(properties, Mapping):
-            for key, sub in properties.items():
-                if key in value:
-                    _schema_problems(value[key], sub, f"{path}.{key}", found, depth + 1)
-    items = schema.get("items")
-    if isinstance(value, list) and isinstance(items, Mapping):
-        for index, item in enumerate(value[:MAX_ITEMS]):
-            _schema_problems(item, items, f"{path}[{index}]", found, depth + 1)
 
 
 def _read_json(ctx: Any, from_fence: bool) -> tuple[bool, Any, str]:
@@ -155,9 +97,8 @@ def json_validity(
         key_types: ``{key: type}`` for top-level keys; a type is one of ``string``, ``number``,
             ``integer``, ``boolean``, ``array``, ``object``, ``null``. A missing key is left to
             ``required_keys``.
-        schema: A JSON Schema subset the value must match: ``type``, ``required``,
-            ``properties``, ``items``, ``enum``, ``minimum``, ``maximum``, ``minLength`` and
-            ``maxLength``; other keywords are ignored.
+        schema: A JSON Schema (Draft 2020-12) the value must match, applied by the project's
+            schema validator; one that is not a valid schema is a setting error.
         name: Name of the primary score.
 
     Returns:
@@ -169,6 +110,12 @@ def json_validity(
     types = dict(key_types or {})
     for key, kind in types.items():
         check_choice(kind, f"key_types[{key!r}]", _JSON_TYPES)
+    if schema:
+        from openeval.schemas import schema_error
+
+        wrong = schema_error(schema)
+        if wrong is not None:
+            raise SettingError(f"json_validity: setting 'schema' is not a JSON Schema: {wrong}")
     parsed, value, where = _read_json(ctx, bool(opt(extract_from_code_fence, True)))
     primary = opt(name, "is_json")
     if not parsed:
@@ -185,10 +132,12 @@ def json_validity(
             problems.extend(
                 f"key {key!r} is not {kind}"
                 for key, kind in types.items()
-                if key in value and not _json_kind_ok(value[key], kind)
+                if key in value and not json_type_is(value[key], kind)
             )
     if schema:
-        _schema_problems(value, schema, "$", problems, 0)
+        from openeval.schemas import schema_problems
+
+        problems.extend(schema_problems(value, schema, limit=MAX_ITEMS))
     checked = "matches the shape asked for" if (keys or types or schema) else "no shape asked for"
     return Scores([
         _boolean(primary, True, where),

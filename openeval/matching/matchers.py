@@ -40,12 +40,14 @@ from typing import Any
 
 from openeval.errors import TestCaseError
 from openeval.matching.regex_bounds import has_nested_quantifier, searcher
+from openeval.values import JSON_TYPES as ALL_JSON_TYPES
 from openeval.values import (
     MAX_JSON_DEPTH,
     MISSING,
     TOO_DEEP,
     first_difference,
     json_compare,
+    json_type_is,
     short_json,
     short_pair,
 )
@@ -62,9 +64,7 @@ MATCHERS: tuple[str, ...] = (
 )
 """The matcher keys, sorted; ``$tol`` and ``$rel`` are settings of ``$approx``."""
 
-JSON_TYPES: tuple[str, ...] = (
-    "array", "boolean", "integer", "null", "number", "object", "string",
-)
+JSON_TYPES: tuple[str, ...] = tuple(sorted(ALL_JSON_TYPES))
 """The names ``$type`` accepts."""
 
 _APPROX_SETTINGS = ("$tol", "$rel")
@@ -552,22 +552,7 @@ def _is_number(value: Any) -> bool:
 
 
 def _json_type_is(value: Any, name: str) -> bool:
-    if name == "string":
-        return isinstance(value, str)
-    if name == "number":
-        return _is_number(value)
-    if name == "integer":
-        # One JSON number type: 3.0 is the integer 3 (as JSON Schema says too).
-        return _is_number(value) and (not isinstance(value, float) or value.is_integer())
-    if name == "boolean":
-        return isinstance(value, bool)
-    if name == "array":
-        return isinstance(value, (list, tuple))
-    if name == "object":
-        return isinstance(value, Mapping)
-    return value is None
-
-
+    return json_type_is(value, name)
 
 
 def is_matcher_object(value: Any) -> bool:
