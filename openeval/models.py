@@ -190,6 +190,11 @@ class AgentTrace:
         """Return True when the trace's source can record ``signal``."""
         return self.signals is None or signal in self.signals
 
+    def run_duration(self) -> RunDuration | None:
+        """Return how long the run took, or None when the trace cannot show it (see
+        :func:`run_duration`)."""
+        return run_duration(self.steps)
+
     def tool_calls(self) -> list[TraceStep]:
         """Return the steps of type ``tool_call``, denied ones included, in order."""
         return [step for step in self.steps if step.type == "tool_call"]
@@ -222,6 +227,68 @@ class AgentTrace:
             for i, message in enumerate(values.get("messages", []))
         ]
         return cls(**values)
+
+
+@dataclass(frozen=True)
+class RunDuration:
+    """How long a run took, and what it was measured from."""
+
+    seconds: float
+    milliseconds: float
+    """The same figure in milliseconds, computed from the source's own unit (so a sum of
+    ``latency_ms`` is not rounded through seconds)."""
+    source: Literal["timestamps", "latency"]
+    """``timestamps``: the span of the step timestamps; ``latency``: the sum of ``latency_ms``."""
+
+
+def run_duration(steps: list[TraceStep]) -> RunDuration | None:
+    """Return how long a run of ``steps`` took, or None when the steps cannot show it.
+
+    The one rule every duration limit uses (``step_budget``'s ``timeout_seconds``,
+    ``total_duration``, ``token_latency_budget``): the span from the earliest to the latest
+    step timestamp when two steps carry distinct positive ones (0 means "no timestamp"); else
+    the sum of the ``latency_ms`` of the steps that have one; else None.
+
+    Raises OpenEvalError naming the step when a figure it would measure with is not a
+    duration: a timestamp that is not finite, or a ``latency_ms`` that is negative or not
+    finite. It is bad input, so an error, never "not checked": summed, a negative latency
+    would cancel real time and let a slow run pass its limit; left out, the sum would be too
+    small (proposals/0103-one-rule-per-figure.md).
+    """
+    import math
+
+    earliest = latest = 0.0
+    latencies: list[tuple[TraceStep, float]] = []
+    for step in steps:
+        stamp = step.timestamp
+        if not math.isfinite(stamp):
+            raise OpenEvalError(_not_a_duration(step, "timestamp", stamp, "seconds"))
+        if stamp > 0:
+            earliest = stamp if not earliest or stamp < earliest else earliest
+            latest = max(latest, stamp)
+        if step.latency_ms is not None:
+            latencies.append((step, step.latency_ms))
+    if latest > earliest:
+        span = latest - earliest
+        if not math.isfinite(span * 1000.0):  # hostile timestamps: no figure, not infinity
+            raise OpenEvalError(f"the step timestamps span {span:g} s, not a duration: the "
+                                "run's duration cannot be known")
+        return RunDuration(span, span * 1000.0, "timestamps")
+    if not latencies:
+        return None
+    for step, value in latencies:
+        if not (math.isfinite(value) and value >= 0):
+            raise OpenEvalError(_not_a_duration(step, "latency_ms", value, "0 ms or more"))
+    total = math.fsum(value for _, value in latencies)
+    if not math.isfinite(total):  # a sum past a float's range (hostile input)
+        raise OpenEvalError("the steps' latency_ms add up past any duration: the run's "
+                            "duration cannot be known")
+    return RunDuration(total / 1000.0, total, "latency")
+
+
+def _not_a_duration(step: TraceStep, name: str, value: float, expected: str) -> str:
+    return (f"step {step.step_id}: {name} is {value!r}, not a duration (expected {expected}): "
+            "the run's duration cannot be known")
 
 
 def _step(data: JSONDict, index: int) -> TraceStep:

@@ -1,8 +1,9 @@
 """Reading test case files: JSON in, a checked :class:`~openeval.models.EvalTestCase` out.
 
-A test case file is checked against the shipped ``testcase`` schema, then its metric names
-(in ``metrics`` and ``thresholds``) against the metric registry, so a typo in a metric name
-is an error instead of a check that silently never runs. Files written for openeval-core 0.2.1
+A test case file is checked against the shipped ``testcase`` schema, then what it names
+against :mod:`openeval.scoring.validate` (a registered metric, a threshold that configures
+something, an expectation some metric of the case reads), so a typo is an error instead of a
+check that silently never runs. Files written for openeval-core 0.2.1
 are a subset of the format and load unchanged.
 """
 
@@ -59,29 +60,22 @@ def check_agent_spec(value: object, *, source: str | Path | None) -> None:
 
 
 def check_metric_names(document: dict[str, object], *, source: str | Path | None) -> None:
-    """Return None when every metric named in ``metrics``/``thresholds`` is registered.
+    """Return None when what ``metrics``/``thresholds`` name exists and configures something,
+    and every expectation the document sets is read by a metric it runs.
 
-    Raises TestCaseError naming the JSON path of the first unknown name and listing the valid
-    ones. ``document`` must already fit the test case schema.
+    Raises TestCaseError naming the JSON path of the first problem (the rules of
+    :mod:`openeval.scoring.validate`). ``document`` must already fit the test case schema.
     """
+    from openeval.scoring.validate import check_expectations
+    from openeval.scoring.validate import check_metric_names as check_names
+
+    def error(message: str, where: str) -> TestCaseError:
+        return TestCaseError(message, source=source, location=where)
+
     selected = document.get("metrics")
     thresholds = document.get("thresholds")
-    if not selected and not thresholds:
-        return
-    from openeval.metrics.registry import metric_names
-
-    known = metric_names()
-    known_set = set(known)
-    named: list[tuple[str, str]] = []
-    if isinstance(selected, list):
-        named += [(f"metrics[{i}]", name) for i, name in enumerate(selected)]
-    if isinstance(thresholds, dict):
-        named += [(f"thresholds.{name}", name) for name in thresholds]
-    for location, name in named:
-        if name not in known_set:
-            valid = ", ".join(known) if known else "(no metric is registered)"
-            raise TestCaseError(
-                f"unknown metric {name!r}; expected one of: {valid}",
-                source=source,
-                location=location,
-            )
+    names = selected if isinstance(selected, list) else None
+    check_names(names, thresholds if isinstance(thresholds, dict) else (), error=error)
+    checks = document.get("checks")
+    check_expectations(document, names, checks if isinstance(checks, list) else (),
+                       error=error)

@@ -24,6 +24,34 @@ from typing import Any, cast
 
 import orjson
 
+JSON_TYPES: tuple[str, ...] = ("string", "number", "integer", "boolean", "array", "object", "null")
+"""The JSON type names (JSON Schema's), in the order messages list them."""
+
+
+def json_type_is(value: Any, name: str) -> bool:
+    """Return whether ``value`` is of JSON type ``name`` (one of :data:`JSON_TYPES`).
+
+    The one rule for JSON types (matchers' ``$type``, ``json_validity``'s ``key_types``; the
+    schema validator applies JSON Schema's, which agrees): a bool is not a number, and a whole
+    float is an integer (``3.0`` is ``3``, as JSON has one number type). A tuple counts as an
+    array and any mapping as an object (values built in Python, not parsed).
+    """
+    if name == "string":
+        return isinstance(value, str)
+    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if name == "number":
+        return is_number
+    if name == "integer":
+        return is_number and (not isinstance(value, float) or value.is_integer())
+    if name == "boolean":
+        return isinstance(value, bool)
+    if name == "array":
+        return isinstance(value, (list, tuple))
+    if name == "object":
+        return isinstance(value, Mapping)
+    return name == "null" and value is None
+
+
 MAX_JSON_DEPTH = 200
 """Deepest nesting (objects and arrays inside each other) that is compared.
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -139,3 +142,27 @@ def test_tool_calls_keeps_denied_calls_in_order() -> None:
         ],
     )
     assert [s.step_id for s in trace.tool_calls()] == [2, 4]
+
+
+RUN_DURATION = json.loads(
+    (Path(__file__).parent / "data" / "models" / "run_duration_cases.json").read_text())
+
+
+@pytest.mark.parametrize("row", RUN_DURATION["cases"], ids=[r["id"] for r in RUN_DURATION["cases"]])
+def test_run_duration(row: dict[str, Any]) -> None:
+    steps = [TraceStep(step_id=i, type="tool_call", tool_name="t", timestamp=float(stamp),
+                       latency_ms=latency)
+             for i, (stamp, latency) in enumerate(row["steps"], 1)]
+    trace = AgentTrace(task_id="t", steps=steps)
+    if "error" in row:
+        with pytest.raises(OpenEvalError, match=re.escape(row["error"])):
+            trace.run_duration()
+        return
+    found = trace.run_duration()
+    if row.get("none"):
+        assert found is None
+        return
+    assert found is not None
+    assert found.seconds == pytest.approx(row["seconds"])
+    assert found.milliseconds == pytest.approx(row["seconds"] * 1000)
+    assert found.source == row["source"]

@@ -124,11 +124,12 @@ def test_test_case_metrics_list_narrows_its_own_case(tmp_path: Path) -> None:
     case_dir = tmp_path / "one"
     shutil.copytree(MIXED / "a-good", case_dir)
     text = (case_dir / "testcase.json").read_text()
-    (case_dir / "testcase.json").write_text(
-        text.replace('"task_id"', '"metrics": ["goal_completion_rate"], "task_id"', 1)
-    )
+    # Both metrics that read the case's expectations, in the other order: the registry's wins.
+    (case_dir / "testcase.json").write_text(text.replace(
+        '"task_id"', '"metrics": ["goal_completion_rate", "tool_selection_accuracy"], "task_id"', 1
+    ))
     (result,) = run_suite(tmp_path).cases
-    assert [c.name for c in result.checks] == ["goal_completion_rate"]
+    assert [c.name for c in result.checks] == ["tool_selection_accuracy", "goal_completion_rate"]
 
 
 def test_progress_is_reported_after_each_case() -> None:

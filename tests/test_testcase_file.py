@@ -40,9 +40,9 @@ def test_trace_key_is_kept_as_written(tmp_path: Path) -> None:
 def test_known_metric_names_are_accepted(tmp_path: Path) -> None:
     first, second = metric_names()[:2]
     path = tmp_path / "testcase.json"
-    path.write_text(json.dumps({**VALID, "metrics": [first], "thresholds": {second: 0.5}}))
+    path.write_text(json.dumps({**VALID, "metrics": [first, second], "thresholds": {second: 0.5}}))
     case = load_test_case(path)
-    assert case.metrics == [first] and case.thresholds == {second: 0.5}
+    assert case.metrics == [first, second] and case.thresholds == {second: 0.5}
 
 
 BROKEN: list[tuple[str, str | None, str | None, str]] = [
@@ -61,6 +61,15 @@ BROKEN: list[tuple[str, str | None, str | None, str]] = [
      "thresholds.goal_completion", "unknown metric 'goal_completion'"),
     ("threshold-out-of-range", '{"task_id": "x", "thresholds": {"step_budget": 2}}',
      "thresholds.step_budget", "out of range"),
+    # The same rules as a suite configuration and the plan (openeval.scoring.validate).
+    ("threshold-for-a-metric-not-run",
+     '{"task_id": "x", "metrics": ["step_budget"], "thresholds": {"step_efficiency": 0.5}}',
+     "thresholds.step_efficiency", "configures nothing: the 'metrics' list leaves out"),
+    ("threshold-on-a-verdict", '{"task_id": "x", "thresholds": {"fixture_freshness": 0.5}}',
+     "thresholds.fixture_freshness", "configures nothing: fixture_freshness is a verdict"),
+    ("expectation-no-metric-reads",
+     '{"task_id": "x", "metrics": ["divergence_score"], "expected_final_state": {"a": 1}}',
+     "expected_final_state", "no metric in 'metrics' reads 'expected_final_state'"),
 ]
 
 

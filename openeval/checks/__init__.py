@@ -13,7 +13,9 @@ Areas: :mod:`~openeval.checks.format`, :mod:`~openeval.checks.quality`,
 :mod:`~openeval.checks.conversation`, :mod:`~openeval.checks.context`,
 :mod:`~openeval.checks.agent` and :mod:`~openeval.checks.trace`; helpers
 :mod:`~openeval.checks.text`, :mod:`~openeval.checks.util` and
-:mod:`~openeval.checks.combine`. :mod:`openeval.checks.v1` is the same objects under a
+:mod:`~openeval.checks.combine`. :mod:`~openeval.checks.registry` names every check a test
+case's ``checks`` entry can run (``detect_language`` and ``tools_used`` return no scores: they
+are helpers, not entries). :mod:`openeval.checks.v1` is the same objects under a
 version that changes only to fix a bug. Everything resolves on first use (PEP 562).
 """
 
@@ -21,31 +23,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from openeval.checks.registry import AREAS, CHECK_NAMES, HELPER_NAMES, HELPERS
 from openeval.lazy import lazy_exports
 
-# Each area's checks, in the order of the check library's reference
-# (docs/semantics.md#check-library).
-AREAS: dict[str, tuple[str, ...]] = {
-    "format": ("json_validity", "regex_match", "keyword_check", "contains", "length_budget",
-               "markdown_structure", "html_validity", "csv_validity", "toml_validity",
-               "sql_shape"),
-    "quality": ("readability", "detect_language", "language_adherence", "tone", "sentiment"),
-    "similarity": ("exact_match", "levenshtein_ratio", "jaccard_similarity", "rouge", "bleu",
-                   "numeric_diff", "json_diff", "bm25_relevance", "tfidf_similarity"),
-    "safety": ("pii_leak", "refusal", "url_check", "prompt_injection"),
-    "conversation": ("conversation_degeneration", "knowledge_retention"),
-    "context": ("grounding", "unsupported_numbers", "citation_check"),
-    "agent": ("tool_call_validity", "tools_used", "tool_trajectory", "token_latency_budget"),
-    "trace": ("span_count", "error_spans", "repeated_tool_calls", "total_duration"),
-}
-
-CHECK_NAMES: tuple[str, ...] = tuple(name for names in AREAS.values() for name in names)
-"""Every check function's name, in the reference's order."""
-
-SUBMODULES: tuple[str, ...] = (*AREAS, "text", "util", "combine", "v1")
+SUBMODULES: tuple[str, ...] = (*AREAS, "text", "util", "combine", "registry", "v1")
 
 _SOURCES: dict[str, str] = {
     **{name: f"{__name__}.{area}" for area, names in AREAS.items() for name in names},
+    **{name: f"{__name__}.{area}" for area, names in HELPERS.items() for name in names},
     "Score": "openeval.scores",
     "Scores": "openeval.scores",
     "CheckContext": f"{__name__}._context",
@@ -54,13 +39,15 @@ _SOURCES: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
-    from openeval.checks import combine, text, util
+    from openeval.checks import combine, registry, text, util
     from openeval.checks._context import CheckContext, as_context
     from openeval.scores import Score, Scores
 
 __all__ = [
     "AREAS",
     "CHECK_NAMES",
+    "HELPERS",
+    "HELPER_NAMES",
     "SUBMODULES",
     "CheckContext",
     "Score",
@@ -98,6 +85,7 @@ __all__ = [
     "readability",
     "refusal",
     "regex_match",
+    "registry",
     "repeated_tool_calls",
     "rouge",
     "safety",

@@ -13,8 +13,11 @@ import ipaddress
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Literal, get_args
 
-KINDS = ("email", "phone", "credit_card", "us_ssn", "ip_address", "secret")
+PiiKind = Literal["email", "phone", "credit_card", "us_ssn", "ip_address", "secret"]
+"""One kind of personal data or credential ``pii_leak`` can look for."""
+KINDS: tuple[str, ...] = get_args(PiiKind)
 """The kinds ``pii_leak`` can look for, in the check library reference's order."""
 
 _CLAIMED = "\x00"

@@ -1,8 +1,12 @@
-"""Reading a check's settings: None means the default, anything else is checked.
+"""Reading a check's settings: the one reader every check of the library uses.
 
-A setting of the wrong kind is a test case error that names the check and the setting and says
-what was expected (a typo in a suite must not silently change a verdict). The check entry's
-JSON path is added by the runner, which knows it.
+None means the default; anything else is checked, and a setting of the wrong kind, out of
+range or outside a closed choice is a :class:`SettingError` (a TestCaseError) that names the
+check and the setting and says what was expected: a typo in a suite must not silently change a
+verdict, nor read as a bug of OpenEval. The check entry's JSON path is added by whoever knows
+it: the plan compiler, which finds these errors once, before any trace is scored
+(proposals/0100-check-settings.md). :mod:`openeval.checks.util` offers the same reader under
+the names a user's own check calls.
 """
 
 from __future__ import annotations
@@ -14,8 +18,11 @@ from typing import Any
 
 from openeval.errors import TestCaseError
 
-# TODO(lead): move to util if helper A's util grows a settings reader; these are private to
-# part B's checks (safety, conversation, context, agent, trace).
+
+class SettingError(TestCaseError, ValueError):
+    """A check's setting is wrong: a test case error. It is also a ValueError, which is what a
+    check called from Python raised for a bad setting before, so code catching that still
+    works."""
 
 
 def _kind(value: Any) -> str:
@@ -26,7 +33,7 @@ def _kind(value: Any) -> str:
     if isinstance(value, (int, float)):
         return f"the number {value!r}"
     if isinstance(value, str):
-        return "a string"
+        return f"the string {value!r}"[:80]
     if isinstance(value, Mapping):
         return "an object"
     if isinstance(value, (list, tuple)):
@@ -34,9 +41,11 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def bad_setting(check: str, setting: str, expected: str, got: Any) -> TestCaseError:
-    """Return the error for a setting that is not what ``check`` expects."""
-    return TestCaseError(f"{check}: setting {setting!r}: expected {expected}, got {_kind(got)}")
+def bad_setting(check: str | None, setting: str, expected: str, got: Any) -> SettingError:
+    """Return the error for a setting that is not what ``check`` expects (None: a check
+    whose name the caller does not know)."""
+    prefix = f"{check}: " if check else ""
+    return SettingError(f"{prefix}setting {setting!r}: expected {expected}, got {_kind(got)}")
 
 
 def score_name(value: Any, default: str, check: str) -> str:
@@ -48,7 +57,7 @@ def score_name(value: Any, default: str, check: str) -> str:
     return value
 
 
-def integer(value: Any, default: int, check: str, setting: str, minimum: int = 0) -> int:
+def integer(value: Any, default: int, check: str | None, setting: str, minimum: int = 0) -> int:
     """Return an int setting of at least ``minimum``; None gives ``default``."""
     if value is None:
         return default
@@ -60,7 +69,7 @@ def integer(value: Any, default: int, check: str, setting: str, minimum: int = 0
 
 
 def optional_number(
-    value: Any, check: str, setting: str, *, minimum: float = 0.0, above: bool = False
+    value: Any, check: str | None, setting: str, *, minimum: float = 0.0, above: bool = False
 ) -> float | None:
     """Return a number setting, or None for "not checked"; ``above`` excludes ``minimum``."""
     if value is None:
@@ -69,7 +78,7 @@ def optional_number(
 
 
 def number(
-    value: Any, default: float, check: str, setting: str, *, minimum: float = 0.0,
+    value: Any, default: float, check: str | None, setting: str, *, minimum: float = 0.0,
     maximum: float | None = None, above: bool = False,
 ) -> float:
     """Return a finite number setting in range; None gives ``default``."""
@@ -86,7 +95,7 @@ def number(
     return float(value)
 
 
-def boolean(value: Any, default: bool, check: str, setting: str) -> bool:
+def boolean(value: Any, default: bool, check: str | None, setting: str) -> bool:
     """Return a true/false setting; None gives ``default``."""
     if value is None:
         return default
@@ -95,7 +104,9 @@ def boolean(value: Any, default: bool, check: str, setting: str) -> bool:
     return value
 
 
-def choice(value: Any, default: str, allowed: Iterable[str], check: str, setting: str) -> str:
+def choice(
+    value: Any, default: str, allowed: Iterable[str], check: str | None, setting: str
+) -> str:
     """Return a setting that must be one of ``allowed``; None gives ``default``."""
     if value is None:
         return default
@@ -106,7 +117,7 @@ def choice(value: Any, default: str, allowed: Iterable[str], check: str, setting
     return value
 
 
-def strings(value: Any, default: Iterable[str], check: str, setting: str) -> tuple[str, ...]:
+def strings(value: Any, default: Iterable[str], check: str | None, setting: str) -> tuple[str, ...]:
     """Return a list-of-texts setting; one text is a list of one; None gives ``default``."""
     if value is None:
         return tuple(default)
@@ -121,7 +132,7 @@ def strings(value: Any, default: Iterable[str], check: str, setting: str) -> tup
 
 
 def patterns(
-    value: Any, check: str, setting: str, flags: int = 0
+    value: Any, check: str | None, setting: str, flags: int = 0
 ) -> list[tuple[str, re.Pattern[str]]]:
     """Return compiled regular expressions; one that does not compile is a setting error."""
     compiled = []
@@ -129,8 +140,8 @@ def patterns(
         try:
             compiled.append((pattern, re.compile(pattern, flags)))
         except re.error as exc:
-            raise TestCaseError(
-                f"{check}: setting {setting!r}[{index}]: the pattern {pattern!r} does not "
-                f"compile: {exc}"
+            raise SettingError(
+                f"{check or 'check'}: setting {setting!r}[{index}]: the pattern {pattern!r} "
+                f"does not compile: {exc}"
             ) from None
     return compiled

@@ -20,7 +20,7 @@ import orjson
 from openeval.checks._context import CheckContext, as_context
 from openeval.errors import TestCaseError
 from openeval.jsonio import loads_exact
-from openeval.models import AgentTrace, TraceStep
+from openeval.models import AgentTrace, TraceStep, run_duration
 
 CheckInput = str | AgentTrace | CheckContext
 """What a check of a reply or a conversation accepts as its first argument."""
@@ -180,6 +180,41 @@ def _span_call(position: int, span: Mapping[str, Any]) -> Call:
     return Call(position, name, args, problem, span_failed(span), False)
 
 
+def most_repeated(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call | None]:
+    """Return the most times one call was made, and (the first instance of) that call.
+
+    Two calls are the same when :attr:`Call.key` is equal. A call made right after the same
+    call failed or was denied is a retry and does not count, once per call: the first retry
+    is excused, later ones count (an agent hammering a broken tool still loops).
+    ``in_a_row`` counts only back-to-back calls. Ties go to the call made first.
+    """
+    counts: dict[str, int] = {}
+    first: dict[str, Call] = {}
+    # key -> (the last such call failed, a retry of it was excused already)
+    last: dict[str, tuple[bool, bool]] = {}
+    best, best_key = 0, None
+    previous: str | None = None
+    for call in calls:
+        key = call.key
+        if in_a_row and key != previous:
+            counts[key] = 0
+            last.pop(key, None)
+        before = last.get(key)
+        retry = before is not None and before[0] and not before[1]
+        if not retry:
+            counts[key] = counts.get(key, 0) + 1
+        first.setdefault(key, call)
+        last[key] = (call.failed or call.denied, retry or (before is not None and before[1]))
+        if in_a_row and counts[key] > best:
+            best, best_key = counts[key], key
+        previous = key
+    if not in_a_row:
+        for key, count in counts.items():  # first-seen order: the earlier call wins a tie
+            if count > best:
+                best, best_key = count, key
+    return best, (first[best_key] if best_key is not None else None)
+
+
 def span_failed(span: Mapping[str, Any]) -> bool:
     """Return whether a span failed: its ``error`` is set, or its ``status`` reads as an error."""
     error = span.get("error")
@@ -264,26 +299,14 @@ def number(value: Any) -> float | None:
 def run_duration_ms(steps: Sequence[TraceStep]) -> tuple[float, str] | None:
     """Return ``(milliseconds, how it was measured)`` for a run, or None when unknown.
 
-    The same rule as the ``step_budget`` metric: the span from the earliest to the latest step
-    timestamp when at least two steps carry distinct non-zero timestamps; else the sum of the
-    steps' ``latency_ms``; else unknown. Unknown too when a latency is negative or not finite.
+    The rule of :func:`openeval.models.run_duration`, which every duration limit shares; it
+    raises OpenEvalError naming a step whose timestamp or ``latency_ms`` is not a duration.
     """
-    # A second copy of openeval.metrics.budget.run_duration's rule, kept in step with it: the
-    # checks must not import the metrics package (one shared copy is issue 19's item 8).
-    stamps = [t for t in (number(s.timestamp) for s in steps) if t is not None and t > 0]
-    if stamps and max(stamps) > min(stamps):
-        span = (max(stamps) - min(stamps)) * 1000.0
-        if math.isfinite(span):
-            return span, "step timestamps"
-    latencies = [s.latency_ms for s in steps if s.latency_ms is not None]
-    if any(not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0) for v in latencies):
-        # Summed, a negative latency cancels real time; left out, the sum is too small. Either
-        # would let a slow run pass its limit: the duration is unknown instead.
+    found = run_duration(list(steps))
+    if found is None:
         return None
-    total = finite_total(latencies)
-    if total is not None:
-        return total, "sum of latency_ms"
-    return None
+    how = "step timestamps" if found.source == "timestamps" else "sum of latency_ms"
+    return found.milliseconds, how
 
 
 def finite_total(values: Iterable[float | None]) -> float | None:

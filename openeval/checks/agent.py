@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast, get_args
 
 from openeval.checks import _settings, text, util
 from openeval.checks._context import as_context
@@ -20,6 +20,7 @@ from openeval.checks._steps import (
     TraceInput,
     TraceView,
     finite_total,
+    most_repeated,
     number,
     read_trace,
     run_duration_ms,
@@ -29,7 +30,9 @@ from openeval.checks._steps import (
 from openeval.models import AgentTrace, TraceStep
 from openeval.scores import Scores
 
-TRAJECTORY_MODES = ("strict", "in_order", "unordered", "subset", "superset")
+TrajectoryMode = Literal["strict", "in_order", "unordered", "subset", "superset"]
+"""How ``tool_trajectory`` compares the calls with ``expected``."""
+TRAJECTORY_MODES: tuple[str, ...] = get_args(TrajectoryMode)
 """How ``tool_trajectory`` compares: the reference's four modes and ``in_order``."""
 
 _NAMED_LIMIT = 5
@@ -64,20 +67,23 @@ def tool_call_validity(
     that could not parse them keeps the raw text, and this check fails on it); it is allowed
     when its tool is in ``allowed_tools`` (empty: any tool) and it carries the arguments
     ``required_args`` lists for its tool. Denied calls are checked too: the model still made
-    them. A trace with no tool calls passes ``tool_calls_valid`` and has no loop score.
+    them. A trace with no tool calls has nothing to judge: n.a. (``tool_calls_valid`` is
+    ``n.a.``, no loop score). The same call made more than ``max_identical_calls`` times is a
+    loop; a call repeated after the same call failed or was denied is a retry, not a repeat
+    (once per call: later retries count).
 
     Args:
         ctx: A context, a trace, a list of steps or a list of span dicts.
         allowed_tools: Tool names allowed. Empty: any tool.
         required_args: ``{tool name: [argument names]}`` every call of that tool must carry.
-        max_identical_calls: The same call (name and equal arguments) made this many times is
-            a loop (at least 1).
+        max_identical_calls: The most times the same call (name and equal arguments) may be
+            made; one more is a loop (at least 1). Retries of a failed call do not count.
         name: Name of the primary score.
 
     Returns:
         tool_calls_valid (BOOLEAN): every call is well formed and allowed.
-        tool_call_loop (BOOLEAN, lower is better): some call was made ``max_identical_calls``
-            times. Not returned when there are no calls.
+        tool_call_loop (BOOLEAN, lower is better): some call was made more than
+            ``max_identical_calls`` times. Not returned when there are no calls.
     """
     check = "tool_call_validity"
     allowed = set(_settings.strings(allowed_tools, (), check, "allowed_tools"))
@@ -86,7 +92,7 @@ def tool_call_validity(
     primary = _settings.score_name(name, "tool_calls_valid", check)
     calls = tool_calls(read_trace(ctx, check))
     if not calls:
-        return Scores([util.boolean_score(primary, True, "no tool calls to check")])
+        return Scores([util.not_judged(primary, "no tool calls to check")])
     problems: list[str] = []
     for call in calls:
         if not call.name:
@@ -99,12 +105,11 @@ def tool_call_validity(
             missing = [arg for arg in required[call.name] if arg not in call.args]
             if missing:
                 problems.append(f"{_label(call)}: missing required {', '.join(missing)}")
-    counts = Counter(call.key for call in calls)
-    key, most = counts.most_common(1)[0]
-    looping = next(call for call in calls if call.key == key)
-    loop = most >= limit
-    loop_comment = (f"{looping.name or '(no tool name)'} called {most} times with the same "
-                    f"arguments ({'a loop' if loop else 'below'} at {limit})")
+    most, looping = most_repeated(calls, in_a_row=False)
+    loop = most > limit
+    shown = looping.name if looping is not None else ""
+    loop_comment = (f"{shown or '(no tool name)'} called {most} times with the same "
+                    f"arguments ({'a loop' if loop else 'within'}: at most {limit} allowed)")
     valid_comment = (util.join_problems(problems, _NAMED_LIMIT) if problems
                      else f"{len(calls)} calls well formed and allowed")
     return Scores([
@@ -140,7 +145,8 @@ def tools_used(ctx: TraceInput) -> list[str]:
 
 @util.declares("trajectory_match", "tool_correctness")
 def tool_trajectory(
-    ctx: TraceInput | Sequence[str], *, expected: Sequence[str] = (), mode: str = "strict",
+    ctx: TraceInput | Sequence[str], *, expected: Sequence[str] = (),
+    mode: TrajectoryMode = "strict",
     name: str = "trajectory_match",
 ) -> Scores:
     """Check the agent's tool calls against the tool names you expect.
@@ -229,8 +235,8 @@ def token_latency_budget(
     ``output_tokens`` ...). The duration follows ``total_duration``. Time to first token is
     read only from metadata (``time_to_first_token_ms``): our steps do not record it, so
     without that attribute it is not checked. A limit whose figure is not reported is not
-    checked and the comment says so; a run that reports no figure for any set limit passes
-    with that said and has no ``budget_used``.
+    checked and the comment says so; a run that reports no figure for any set limit has
+    nothing to judge: n.a., with no ``budget_used``.
 
     Args:
         ctx: A context, a trace, a list of steps, a list of span dicts, or a metadata dict.
@@ -241,7 +247,8 @@ def token_latency_budget(
         name: Name of the primary score.
 
     Returns:
-        within_budget (BOOLEAN): no limit was passed.
+        within_budget (BOOLEAN): no limit was passed; ``n.a.`` when no limit could be
+            checked.
         budget_used (NUMERIC, lower is better): the largest share of any checked limit; above
             1 is over. Not returned when no checked limit has a figure.
     """
@@ -279,7 +286,7 @@ def token_latency_budget(
         comment = ("every limit is None: nothing checked" if not unknown else
                    f"the trace reports no figure for a set limit ({', '.join(unknown)}): "
                    "nothing checked")
-        return Scores([util.boolean_score(primary, True, comment)])
+        return Scores([util.not_judged(primary, comment)])
     comment = "; ".join(parts)
     used = max(shares)
     return Scores([

@@ -67,7 +67,8 @@ def grounding(
         name: Name of the primary score.
 
     Returns:
-        grounded (BOOLEAN): grounding reached ``threshold``.
+        grounded (BOOLEAN): grounding reached ``threshold``; ``n.a.`` (no other score) when
+            no sentence of the reply has a content word to check.
         grounding (NUMERIC, 0 to 1): the share of grounded sentences.
     """
     check = "grounding"
@@ -99,13 +100,13 @@ def grounding(
             grounded += 1
         elif worst is None or share < worst[0]:
             worst = (share, sentence)
-    score = grounded / counted if counted else 1.0
     if not counted:
         comment = "no sentence with content words to check"
-    else:
-        comment = f"{grounded} of {counted} sentences grounded"
-        if worst is not None:
-            comment += f"; least grounded: {_quoted(worst[1])} ({worst[0]:.2f} of its words)"
+        return Scores([util.not_judged(primary, f"{comment} ({note})" if note else comment)])
+    score = grounded / counted
+    comment = f"{grounded} of {counted} sentences grounded"
+    if worst is not None:
+        comment += f"; least grounded: {_quoted(worst[1])} ({worst[0]:.2f} of its words)"
     if note:
         comment += f" ({note})"
     return Scores([
@@ -287,7 +288,8 @@ def citation_check(
 
     Returns:
         citations_ok (BOOLEAN): every citation resolves (and there is one, with
-            ``require_citation``).
+            ``require_citation``); ``n.a.`` for a reply that cites nothing when citations are
+            not required (nothing to judge).
         citation_count (NUMERIC): markers and URLs found.
     """
     check = "citation_check"
@@ -326,8 +328,10 @@ def citation_check(
         comment = "no citation in the reply"
     if note:
         comment += f" ({note})"
+    judged = (util.boolean_score(primary, not problems, comment) if problems or count
+              else util.not_judged(primary, comment))
     return Scores([
-        util.boolean_score(primary, not problems, comment),
+        judged,
         util.numeric_score("citation_count", count, f"{len(markers)} markers, {len(urls)} URLs"),
     ])
 

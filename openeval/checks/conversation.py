@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Literal, get_args
 
 from openeval.checks import _settings, text, util
 from openeval.checks._context import CheckContext
@@ -21,7 +22,9 @@ from openeval.checks._pii import find_pii, phone_key
 from openeval.checks._steps import CheckInput, read_context
 from openeval.scores import Scores
 
-FACT_KINDS = ("email", "phone", "order_id", "name")
+FactKind = Literal["email", "phone", "order_id", "name"]
+"""A kind of fact ``knowledge_retention`` can hold a reply to."""
+FACT_KINDS: tuple[str, ...] = get_args(FactKind)
 """The kinds of fact ``knowledge_retention`` collects from the user's turns."""
 
 
@@ -46,7 +49,7 @@ def conversation_degeneration(
 
     A reply, or an earlier turn, of fewer than ``min_words`` words is not compared across
     turns and has no diversity signal: two "Done." replies are not degeneration. A reply with
-    no words is not degenerate and has no ``degeneration`` score.
+    no words has nothing to judge: n.a., with no ``degeneration`` score.
 
     Args:
         ctx: A context or trace, or the reply text (then only repetition and low diversity).
@@ -68,8 +71,7 @@ def conversation_degeneration(
     reply, note = util.clip(context.output)
     words = text.words(reply)
     if not words:
-        return Scores([util.boolean_score(primary, False, "reply has no words: nothing to judge",
-                                          higher_is_better=False)])
+        return Scores([util.not_judged(primary, "reply has no words: nothing to judge")])
     repetition = _repetition(words)
     diversity = _low_diversity(words) if len(words) >= shortest else 0.0
     similarity, similar_turn = 0.0, 0
@@ -181,7 +183,7 @@ class _Fact:
 @util.declares("knowledge_retained", "knowledge_retention")
 def knowledge_retention(
     ctx: CheckInput, *, turns_to_consider: int = 5,
-    contradiction_kinds: Sequence[str] = ("email", "phone", "name"),
+    contradiction_kinds: Sequence[FactKind] = ("email", "phone", "name"),
     name: str = "knowledge_retained",
 ) -> Scores:
     """Check that the reply does not forget what the user already said.
@@ -192,7 +194,7 @@ def knowledge_retention(
     kind again ("could you send me your order number?") without quoting it, or, for
     ``contradiction_kinds``, when the reply quotes a different value of that kind (another
     email, phone or name than any the user gave) and not the user's. A trace with no
-    conversation, or a user who stated no fact, passes with nothing to judge and has no
+    conversation, or a user who stated no fact, has nothing to judge: n.a., with no
     ``knowledge_retention`` score.
 
     Args:
@@ -219,7 +221,7 @@ def knowledge_retention(
     context = read_context(ctx, check)
     facts = _user_facts(context, turns)
     if not facts:
-        return Scores([util.boolean_score(primary, True, "the user stated no fact to retain")])
+        return Scores([util.not_judged(primary, "the user stated no fact to retain")])
     reply, note = util.clip(context.output)
     quoted = _reply_facts(reply)
     asked = _asked_kinds(reply)

@@ -13,12 +13,14 @@ import sys
 from collections.abc import Mapping
 from html.parser import HTMLParser
 from itertools import islice
-from typing import Any
+from typing import Any, Literal, get_args
 
 from openeval.checks import text as _text
+from openeval.checks._settings import SettingError
 from openeval.checks.util import (
     MAX_ITEMS,
     MAX_TEXT_CHARS,
+    Field,
     check_choice,
     check_number,
     clip,
@@ -34,15 +36,16 @@ from openeval.checks.util import boolean_score as _boolean
 from openeval.checks.util import categorical_score as _categorical
 from openeval.checks.util import numeric_score as _numeric
 from openeval.scores import Scores
-from openeval.values import json_equal
+from openeval.values import json_type_is
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-_JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object", "null")
-_MAX_DEPTH = 64
+JsonType = Literal["string", "number", "integer", "boolean", "array", "object", "null"]
+"""A JSON type name, as ``key_types`` gives it."""
+_JSON_TYPES: tuple[str, ...] = get_args(JsonType)
 
 
 def _with_note(comment: str, note: str) -> str:
@@ -50,63 +53,6 @@ def _with_note(comment: str, note: str) -> str:
 
 
 # --- json_validity -------------------------------------------------------------------------
-
-
-def _json_kind_ok(value: Any, kind: str) -> bool:
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "null":
-        return value is None
-    if kind == "array":
-        return isinstance(value, list)
-    if kind == "object":
-        return isinstance(value, dict)
-    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == "integer":
-        return is_number and float(value).is_integer()
-    return is_number
-
-
-def _schema_problems(value: Any, schema: Any, path: str, found: list[str], depth: int) -> None:
-    """Append where ``value`` breaks the supported subset of JSON Schema ``schema``."""
-    if depth > _MAX_DEPTH or len(found) > MAX_ITEMS or not isinstance(schema, Mapping):
-        return
-    kinds = schema.get("type")
-    if kinds is not None:
-        wanted = [kinds] if isinstance(kinds, str) else list(kinds)
-        if not any(_json_kind_ok(value, str(kind)) for kind in wanted):
-            found.append(f"{path} is not {' or '.join(str(k) for k in wanted)}")
-            return
-    enum = schema.get("enum")
-    if isinstance(enum, list) and not any(json_equal(option, value) for option in enum):
-        found.append(f"{path} is not one of the enum values")
-    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    minimum, maximum = schema.get("minimum"), schema.get("maximum")
-    if is_number and isinstance(minimum, (int, float)) and value < minimum:
-        found.append(f"{path} is below the minimum {minimum}")
-    if is_number and isinstance(maximum, (int, float)) and value > maximum:
-        found.append(f"{path} is above the maximum {maximum}")
-    if isinstance(value, str):
-        shortest, longest = schema.get("minLength"), schema.get("maxLength")
-        if isinstance(shortest, int) and len(value) < shortest:
-            found.append(f"{path} is shorter than {shortest} characters")
-        if isinstance(longest, int) and len(value) > longest:
-            found.append(f"{path} is longer than {longest} characters")
-    if isinstance(value, dict):
-        required = schema.get("required")
-        if isinstance(required, list):
-            found.extend(f"{path} lacks key {key!r}" for key in required if key not in value)
-        properties = schema.get("properties")
-        if isinstance(properties, Mapping):
-            for key, sub in properties.items():
-                if key in value:
-                    _schema_problems(value[key], sub, f"{path}.{key}", found, depth + 1)
-    items = schema.get("items")
-    if isinstance(value, list) and isinstance(items, Mapping):
-        for index, item in enumerate(value[:MAX_ITEMS]):
-            _schema_problems(item, items, f"{path}[{index}]", found, depth + 1)
 
 
 def _read_json(ctx: Any, from_fence: bool) -> tuple[bool, Any, str]:
@@ -135,7 +81,7 @@ def json_validity(
     *,
     extract_from_code_fence: bool | None = True,
     required_keys: Any = (),
-    key_types: Mapping[str, str] | None = None,
+    key_types: Mapping[str, JsonType] | None = None,
     schema: Mapping[str, Any] | None = None,
     name: str | None = "is_json",
 ) -> Scores:
@@ -151,9 +97,8 @@ def json_validity(
         key_types: ``{key: type}`` for top-level keys; a type is one of ``string``, ``number``,
             ``integer``, ``boolean``, ``array``, ``object``, ``null``. A missing key is left to
             ``required_keys``.
-        schema: A JSON Schema subset the value must match: ``type``, ``required``,
-            ``properties``, ``items``, ``enum``, ``minimum``, ``maximum``, ``minLength`` and
-            ``maxLength``; other keywords are ignored.
+        schema: A JSON Schema (Draft 2020-12) the value must match, applied by the project's
+            schema validator; one that is not a valid schema is a setting error.
         name: Name of the primary score.
 
     Returns:
@@ -165,6 +110,12 @@ def json_validity(
     types = dict(key_types or {})
     for key, kind in types.items():
         check_choice(kind, f"key_types[{key!r}]", _JSON_TYPES)
+    if schema:
+        from openeval.schemas import schema_error
+
+        wrong = schema_error(schema)
+        if wrong is not None:
+            raise SettingError(f"json_validity: setting 'schema' is not a JSON Schema: {wrong}")
     parsed, value, where = _read_json(ctx, bool(opt(extract_from_code_fence, True)))
     primary = opt(name, "is_json")
     if not parsed:
@@ -181,10 +132,12 @@ def json_validity(
             problems.extend(
                 f"key {key!r} is not {kind}"
                 for key, kind in types.items()
-                if key in value and not _json_kind_ok(value[key], kind)
+                if key in value and not json_type_is(value[key], kind)
             )
     if schema:
-        _schema_problems(value, schema, "$", problems, 0)
+        from openeval.schemas import schema_problems
+
+        problems.extend(schema_problems(value, schema, limit=MAX_ITEMS))
     checked = "matches the shape asked for" if (keys or types or schema) else "no shape asked for"
     return Scores([
         _boolean(primary, True, where),
@@ -208,7 +161,7 @@ def regex_match(
     *,
     must_match: Any = (),
     must_not_match: Any = (),
-    field: str | None = "output",
+    field: Field | None = "output",
     name: str | None = "regex_pass",
 ) -> Scores:
     """Check that the text matches every required pattern and none of the forbidden ones.
@@ -228,12 +181,12 @@ def regex_match(
         regex_pass (BOOLEAN): every rule held.
 
     Raises:
-        ValueError: neither ``must_match`` nor ``must_not_match`` is given (nothing to check).
+        SettingError: neither ``must_match`` nor ``must_not_match`` is given (nothing to check).
     """
     required = texts(must_match, "must_match")
     forbidden = texts(must_not_match, "must_not_match")
     if not required and not forbidden:
-        raise ValueError("regex_match needs must_match or must_not_match patterns")
+        raise SettingError("regex_match needs must_match or must_not_match patterns")
     body = subject_text(ctx, opt(field, "output"))
     problems = []
     for pattern in required:
@@ -283,9 +236,9 @@ def keyword_check(
     *,
     required: Any = (),
     forbidden: Any = (),
-    mode: str | None = "all",
+    mode: Literal["all", "any"] | None = "all",
     case_sensitive: bool | None = False,
-    field: str | None = "output",
+    field: Field | None = "output",
     name: str | None = "keywords_ok",
 ) -> Scores:
     """Check that the text mentions the required words and none of the forbidden ones.
@@ -308,14 +261,14 @@ def keyword_check(
             ``required`` is set.
 
     Raises:
-        ValueError: neither ``required`` nor ``forbidden`` is given, or a keyword is blank.
+        SettingError: neither ``required`` nor ``forbidden`` is given, or a keyword is blank.
     """
     wanted = texts(required, "required")
     banned = texts(forbidden, "forbidden")
     if not wanted and not banned:
-        raise ValueError("keyword_check needs required or forbidden keywords")
+        raise SettingError("keyword_check needs required or forbidden keywords")
     if any(not keyword.strip() for keyword in (*wanted, *banned)):
-        raise ValueError("keyword_check keywords must not be blank")
+        raise SettingError("keyword_check keywords must not be blank")
     how = check_choice(opt(mode, "all"), "mode", ("all", "any"))
     exact = bool(opt(case_sensitive, False))
     body = subject_text(ctx, opt(field, "output"))
@@ -347,12 +300,12 @@ def keyword_check(
 def _expected_values(ctx: Any) -> tuple[str, ...]:
     expected = reference_or_expected(ctx, None)
     if expected is None:
-        raise ValueError("contains needs values, or an expected_output in the test case")
+        raise SettingError("contains needs values, or an expected_output in the test case")
     if isinstance(expected, str):
         return (expected,)
     if isinstance(expected, list) and all(isinstance(item, str) for item in expected):
         return tuple(expected)
-    raise ValueError("contains reads expected_output as a text or a list of texts; "
+    raise SettingError("contains reads expected_output as a text or a list of texts; "
                      f"it is {type(expected).__name__}")
 
 
@@ -361,9 +314,9 @@ def contains(
     ctx: Any,
     *,
     values: Any = (),
-    mode: str | None = "any",
+    mode: Literal["any", "all", "none"] | None = "any",
     case_sensitive: bool | None = False,
-    field: str | None = "output",
+    field: Field | None = "output",
     name: str | None = "contains",
 ) -> Scores:
     """Check that the text contains the given substrings, anywhere (also inside a word).
@@ -382,11 +335,11 @@ def contains(
         contains (BOOLEAN): the text meets ``mode``.
 
     Raises:
-        ValueError: no values and no expected output, or an empty value.
+        SettingError: no values and no expected output, or an empty value.
     """
     wanted = texts(values, "values") or _expected_values(ctx)
     if not wanted or any(value == "" for value in wanted):
-        raise ValueError("contains values must not be empty")
+        raise SettingError("contains values must not be empty")
     how = check_choice(opt(mode, "any"), "mode", ("any", "all", "none"))
     body = subject_text(ctx, opt(field, "output"))
     if not opt(case_sensitive, False):
@@ -445,7 +398,7 @@ def length_budget(
         within_length (BOOLEAN): every bound that is set held.
 
     Raises:
-        ValueError: a bound is not a whole number >= 0, or a minimum exceeds its maximum.
+        SettingError: a bound is not a whole number >= 0, or a minimum exceeds its maximum.
     """
     # None means "not checked" here, so the defaults are written in the signature only.
     bounds = {
@@ -457,7 +410,7 @@ def length_budget(
     for unit in ("words", "chars"):
         low, high = bounds[f"min_{unit}"], bounds[f"max_{unit}"]
         if low is not None and high is not None and low > high:
-            raise ValueError(f"min_{unit}={low} is above max_{unit}={high}")
+            raise SettingError(f"min_{unit}={low} is above max_{unit}={high}")
     body = subject_text(ctx).strip()
     chars = len(body)
     # Counting words stops one past the largest bound, so a huge reply costs little.
@@ -750,16 +703,16 @@ def csv_validity(
         row_count (NUMERIC): data rows, the header not counted.
 
     Raises:
-        ValueError: ``required_columns`` without ``has_header``; a delimiter that is not one
+        SettingError: ``required_columns`` without ``has_header``; a delimiter that is not one
             character; ``min_rows`` not a whole number >= 0.
     """
     header_row = bool(opt(has_header, True))
     columns = texts(required_columns, "required_columns")
     if columns and not header_row:
-        raise ValueError("required_columns needs has_header")
+        raise SettingError("required_columns needs has_header")
     fewest = int(check_number(opt(min_rows, 1), "min_rows", minimum=0, integer=True))
     if delimiter and len(delimiter) != 1:
-        raise ValueError(f"delimiter must be one character, got {delimiter!r}")
+        raise SettingError(f"delimiter must be one character, got {delimiter!r}")
     body, note = clip(fenced_block(subject_text(ctx), "csv"))
     if note:
         body = body[: body.rfind("\n") + 1]

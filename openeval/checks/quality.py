@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Literal, get_args
 
 from openeval.checks import text as _text
 from openeval.checks.util import boolean_score as _boolean
@@ -21,6 +21,7 @@ from openeval.checks.util import (
     check_number,
     clip,
     declares,
+    not_judged,
     opt,
     strip_code,
     subject_text,
@@ -87,12 +88,14 @@ def readability(
         ctx: A context or trace (reads the reply), or the text to check.
         min_grade: Lowest grade allowed. None: not checked.
         max_grade: Highest grade allowed. None: not checked.
-        min_words: A reply with fewer words is too short to grade; it passes, and the comment
+        min_words: A reply with fewer words is too short to grade: n.a., and the comment
             says it was not graded.
         name: Name of the primary score.
 
     Returns:
-        readability_ok (BOOLEAN): the grade is within the limits that are set.
+        readability_ok (BOOLEAN): the grade is within the limits that are set; ``n.a.``
+            when neither limit is set (``reading_ease`` is then judged by the entry's
+            ``threshold``, if any) or the reply is too short.
         reading_ease (NUMERIC, 0 to 1): Flesch reading ease over 100, clamped to [0, 1]; not
             returned for a reply too short to grade.
     """
@@ -104,7 +107,7 @@ def readability(
     found = _LETTER_WORD.findall(prose)
     primary = opt(name, "readability_ok")
     if not found or len(found) < fewest:
-        return Scores([_boolean(primary, True, _with_note(
+        return Scores([not_judged(primary, _with_note(
             f"not graded: {len(found)} words, fewer than {max(fewest, 1)}", note))])
     sentence_count = max(_sentence_count(prose), 1)
     syllables = sum(_syllables(word) for word in found)
@@ -118,8 +121,11 @@ def readability(
     if high is not None and grade > high:
         problems.append(f"grade {grade:.1f} above {high:g}")
     comment = "; ".join(problems) or f"grade {grade:.1f}"
+    judged = (_boolean(primary, not problems, _with_note(comment, note))
+              if low is not None or high is not None else
+              not_judged(primary, _with_note(f"{comment}; no min_grade or max_grade set", note)))
     return Scores([
-        _boolean(primary, not problems, _with_note(comment, note)),
+        judged,
         _numeric("reading_ease", min(max(ease, 0.0), 100.0) / 100,
                  _with_note(f"Flesch reading ease {ease:.1f}", note)),
     ])
@@ -127,8 +133,10 @@ def readability(
 
 # --- detect_language and language_adherence ------------------------------------------------
 
-LANGUAGES = ("en", "es", "fr", "de", "it", "pt", "nl", "ru", "uk", "el", "ar", "he", "hi",
-             "th", "zh", "ja", "ko")
+Language = Literal["en", "es", "fr", "de", "it", "pt", "nl", "ru", "uk", "el", "ar", "he", "hi",
+                   "th", "zh", "ja", "ko"]
+"""A language :func:`language_adherence` can expect."""
+LANGUAGES: tuple[str, ...] = get_args(Language)
 """The ISO 639-1 codes :func:`detect_language` can return (besides ``unknown``)."""
 
 # The commonest function words of each Latin-script language: frequent in any prose, rare in
@@ -235,7 +243,7 @@ def _word_count(value: str) -> int:
 def language_adherence(
     ctx: Any,
     *,
-    expected_language: str | None = "en",
+    expected_language: Language | None = "en",
     min_words: int | None = 5,
     name: str | None = "language_match",
 ) -> Scores:
@@ -247,7 +255,7 @@ def language_adherence(
         ctx: A context or trace (reads the reply), or the text to check.
         expected_language: An ISO 639-1 code: en, es, fr, de, it, pt, nl, ru, uk, el, ar, he,
             hi, th, zh, ja or ko.
-        min_words: A reply with fewer words passes with no verdict on its language (in Chinese,
+        min_words: A reply with fewer words is too short to judge: n.a. (in Chinese,
             Japanese and Thai each character counts as a word).
         name: Name of the primary score.
 
@@ -264,7 +272,7 @@ def language_adherence(
     count = _word_count(prose)
     primary = opt(name, "language_match")
     if count < max(fewest, 1):
-        return Scores([_boolean(primary, True, _with_note(
+        return Scores([not_judged(primary, _with_note(
             f"not judged: {count} words, fewer than {max(fewest, 1)}", note))])
     code, confidence = detect_language(prose)
     if code == expected:

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from openeval.checks import _settings, text, util
 from openeval.checks._context import CheckContext
-from openeval.checks._pii import KINDS, Found, find_pii
+from openeval.checks._pii import KINDS, Found, PiiKind, find_pii
 from openeval.checks._steps import CheckInput, read_context
 from openeval.scores import Scores
 
@@ -32,7 +32,7 @@ _NAMED_LIMIT = 5
 
 @util.declares("pii_free", "pii_count")
 def pii_leak(
-    ctx: CheckInput, *, checks: Sequence[str] = KINDS,
+    ctx: CheckInput, *, checks: Sequence[PiiKind] = KINDS,  # type: ignore[assignment]
     allowed_email_domains: Sequence[str] = ("example.com",),
     ignore_values_from_input: bool = True, name: str = "pii_free",
 ) -> Scores:
@@ -178,7 +178,7 @@ _HOST_LABEL = re.compile(r"^(?!-)[\w-]{1,63}(?<!-)$")
 def url_check(
     ctx: CheckInput, *, allowed_schemes: Sequence[str] = ("http", "https"),
     allowed_domains: Sequence[str] = (), blocked_domains: Sequence[str] = (),
-    allow_private: bool = False, require_url: bool = False, field: str = "output",
+    allow_private: bool = False, require_url: bool = False, field: util.Field = "output",
     name: str = "urls_ok",
 ) -> Scores:
     """Check the URLs in the text: well formed, of an allowed scheme and domain, not private.
@@ -344,7 +344,7 @@ _EMOJI_JOINER = "\u200d"
 
 @util.declares("injection_detected", "injection_risk", "injection_signals")
 def prompt_injection(
-    ctx: CheckInput, *, field: str = "input", extra_patterns: Sequence[str] = (),
+    ctx: CheckInput, *, field: util.Field = "input", extra_patterns: Sequence[str] = (),
     min_base64_chars: int = 120, threshold: float = 0.5, name: str = "injection_detected",
 ) -> Scores:
     """Flag text that tries to override the model's instructions.

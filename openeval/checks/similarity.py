@@ -1,7 +1,7 @@
 """Similarity checks: the reply against a reference answer, a question or a context.
 
 Checks that compare with a reference take it as the ``reference`` setting, else the test case's
-``expected_output``; with neither they raise ValueError (a setup mistake, never a score).
+``expected_output``; with neither they raise a SettingError (a test case mistake, never a score).
 Each takes a text, a trace or a :class:`~openeval.checks.CheckContext` first and returns
 :class:`~openeval.scores.Scores`, primary first. Work is bounded: texts are read up to 100,000
 characters (the comment says when a text was cut), edit distance on the first 1,000
@@ -13,12 +13,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
 from openeval.checks import text as _text
 from openeval.checks._context import CheckContext
+from openeval.checks._settings import SettingError
 from openeval.checks.util import (
     MAX_ITEMS,
     MAX_SENTENCES,
@@ -383,14 +384,14 @@ def numeric_diff(
         numeric_diff (NUMERIC, 0 to 1): 1 is equal; 0 when the reply holds no number.
 
     Raises:
-        ValueError: no reference, or a reference that holds no number.
+        SettingError: no reference, or a reference that holds no number.
     """
     expected_value = reference_or_expected(ctx, reference)
     if expected_value is None:
         require_reference(None, "numeric_diff")
     expected = find_number(expected_value)
     if expected is None:
-        raise ValueError(f"numeric_diff reference {flat_text(expected_value)[:40]!r} "
+        raise SettingError(f"numeric_diff reference {flat_text(expected_value)[:40]!r} "
                          "holds no number")
     is_number = isinstance(ctx, (int, float)) and not isinstance(ctx, bool)
     found = find_number(ctx if is_number else subject_text(ctx))
@@ -516,7 +517,7 @@ def _sentence_words(value: str) -> list[list[str]]:
 def bm25_relevance(
     ctx: Any,
     *,
-    against: str | None = "input",
+    against: Literal["input", "context"] | None = "input",
     context: Any = None,
     context_key: str | None = "context",
     k1: float | None = 1.5,
@@ -587,7 +588,7 @@ def bm25_relevance(
 def tfidf_similarity(
     ctx: Any,
     *,
-    against: str | None = "input",
+    against: Literal["input", "context"] | None = "input",
     context: Any = None,
     context_key: str | None = "context",
     name: str | None = "tfidf_similarity",

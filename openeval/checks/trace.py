@@ -9,16 +9,14 @@ in proposals/0041-check-library-agent-and-safety.md.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
-from itertools import pairwise
-from typing import Any
+from typing import Any, Literal, get_args
 
 from openeval.checks import _settings, text, util
 from openeval.checks._steps import (
     DURATION_KEYS,
-    Call,
     TraceInput,
+    most_repeated,
     number,
     read_trace,
     run_duration_ms,
@@ -29,7 +27,9 @@ from openeval.checks._steps import (
 )
 from openeval.scores import Scores
 
-SPAN_KINDS = ("llm", "tool", "agent", "span")
+SpanKind = Literal["llm", "tool", "agent", "span"]
+"""A kind of step ``span_count`` can count."""
+SPAN_KINDS: tuple[str, ...] = get_args(SpanKind)
 """The kinds a span can have; our steps map thought -> llm, tool steps -> tool, output -> span."""
 
 _NAMED_LIMIT = 5
@@ -38,7 +38,7 @@ _NAMED_LIMIT = 5
 
 @util.declares("span_count", "within_span_limit")
 def span_count(
-    ctx: TraceInput, *, kind: str | None = None, max_spans: int | None = None,
+    ctx: TraceInput, *, kind: SpanKind | None = None, max_spans: int | None = None,
     name: str = "span_count",
 ) -> Scores:
     """Count the agent's steps, optionally of one kind, and check them against a limit.
@@ -130,17 +130,21 @@ def repeated_tool_calls(
     """Detect the agent making the same tool call, with the same input, again and again.
 
     Two calls are the same when their tool names are equal and their arguments are equal JSON
-    values (``1`` equals ``1.0``). Denied and failed calls count: the agent made them.
+    values (``1`` equals ``1.0``). Denied and failed calls count: the agent made them; but a
+    call made again right after the same call failed or was denied is a retry, not a repeat
+    (once per call: later retries count). A trace with no tool calls has nothing to judge:
+    n.a.
 
     Args:
         ctx: A context, a trace, a list of steps or a list of span dicts.
-        max_repeats: The same call made this many times is a loop (at least 1).
+        max_repeats: The most times the same call may be made; one more is a loop (at
+            least 1).
         consecutive_only: Count only calls repeated back to back.
         name: Name of the primary score.
 
     Returns:
-        tool_loop (BOOLEAN, lower is better): some call was made ``max_repeats`` times; false
-            when there are no tool calls.
+        tool_loop (BOOLEAN, lower is better): some call was made more than ``max_repeats``
+            times; ``n.a.`` (no other score) when there are no tool calls.
         most_repeated (NUMERIC, lower is better): the most times one call was made (in a row,
             with ``consecutive_only``).
     """
@@ -149,37 +153,18 @@ def repeated_tool_calls(
     in_a_row = _settings.boolean(consecutive_only, False, check, "consecutive_only")
     primary = _settings.score_name(name, "tool_loop", check)
     calls = tool_calls(read_trace(ctx, check))
-    most, call = _most_repeated(calls, in_a_row)
-    loop = bool(calls) and most >= limit
-    how = " in a row" if in_a_row else ""
+    most, call = most_repeated(calls, in_a_row=in_a_row)
     if call is None:
-        comment = "no tool calls"
-    else:
-        shown = call.name or "(unnamed tool)"
-        comment = (f"{shown} made {most} times{how} with the same input "
-                   f"({'a loop' if loop else 'below'} at {limit})")
+        return Scores([util.not_judged(primary, "no tool calls")])
+    loop = most > limit
+    how = " in a row" if in_a_row else ""
+    shown = call.name or "(unnamed tool)"
+    comment = (f"{shown} made {most} times{how} with the same input "
+               f"({'a loop' if loop else 'within'}: at most {limit} allowed)")
     return Scores([
         util.boolean_score(primary, loop, comment, higher_is_better=False),
         util.numeric_score("most_repeated", most, comment, higher_is_better=False),
     ])
-
-
-def _most_repeated(calls: list[Call], in_a_row: bool) -> tuple[int, Call | None]:
-    """Return the most times one call was made, and (the first instance of) that call."""
-    if not calls:
-        return 0, None
-    if in_a_row:
-        best, best_call = 1, calls[0]
-        run = 1
-        for before, call in pairwise(calls):
-            run = run + 1 if call.key == before.key else 1
-            if run > best:
-                best, best_call = run, call
-        return best, best_call
-    counts = Counter(call.key for call in calls)
-    # Counter.most_common keeps first-seen order among equal counts: deterministic.
-    key, best = counts.most_common(1)[0]
-    return best, next(call for call in calls if call.key == key)
 
 
 @util.declares("total_duration_ms", "within_duration")
@@ -194,8 +179,10 @@ def total_duration(
     span when there is one, else the sum of every span's ``duration_ms`` (spans can overlap, so the
     sum is an upper bound). With neither, the trace's ``duration_ms`` metadata attribute.
 
-    A duration that cannot be known is reported as 0 with a comment saying so, and
-    ``within_duration`` is left out: the limit is not checked rather than passed.
+    A duration that cannot be known has nothing to judge: n.a., with no figure (never 0, which
+    a threshold would pass) and ``within_duration`` left out, the comment saying the limit was
+    not checked (proposals/0102-no-vacuous-passes.md). A step timestamp or ``latency_ms`` that
+    is not a duration is an error naming the step.
 
     Args:
         ctx: A context, a trace, a list of steps or a list of span dicts.
@@ -203,7 +190,7 @@ def total_duration(
         name: Name of the primary score.
 
     Returns:
-        total_duration_ms (NUMERIC, lower is better): the duration.
+        total_duration_ms (NUMERIC, lower is better): the duration; ``n.a.`` when unknown.
         within_duration (BOOLEAN): at most ``max_duration_ms``; only when it is set and the
             duration is known.
     """
@@ -221,7 +208,7 @@ def total_duration(
         comment = "duration unknown: no step timestamps, latency_ms or duration_ms"
         if limit is not None:
             comment += f"; max_duration_ms {limit:g} not checked"
-        return Scores([util.numeric_score(primary, 0.0, comment, higher_is_better=False)])
+        return Scores([util.not_judged(primary, comment)])
     duration, how = measured
     comment = f"{duration:g} ms ({how})"
     scores = Scores([util.numeric_score(primary, duration, comment, higher_is_better=False)])

@@ -23,12 +23,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 import orjson
 
 from openeval.checks import text as _text
 from openeval.checks._context import CheckContext, as_context
+from openeval.checks._settings import SettingError, bad_setting, strings
 from openeval.models import AgentTrace, Message
 from openeval.scores import Score
 
@@ -39,7 +40,9 @@ MAX_SENTENCES = 1_000
 MAX_ITEMS = 10_000
 """The most list items (steps, spans, passages, rows) a check walks one by one."""
 
-FIELDS = ("output", "input", "both")
+Field = Literal["output", "input", "both"]
+"""What a check reads: the reply, the user's turns, or both (its ``field`` setting)."""
+FIELDS: tuple[str, ...] = get_args(Field)
 """The values of a check's ``field`` setting."""
 
 STOPWORDS: frozenset[str] = frozenset({
@@ -93,12 +96,12 @@ def check_choice(value: Any, setting: str, choices: Collection[str]) -> str:
     """Return ``value`` when it is one of ``choices``.
 
     Raises:
-        ValueError: it is not; the message names the setting and lists the valid values.
+        SettingError: it is not (a TestCaseError, and a ValueError); the message names the
+            setting and lists the valid values.
     """
     if not isinstance(value, str) or value not in choices:
-        raise ValueError(
-            f"{setting}={value!r} is not valid; expected one of: {', '.join(choices)}"
-        )
+        listed = ", ".join(repr(c) for c in choices)
+        raise bad_setting(None, setting, f"one of {listed}", value)
     return value
 
 
@@ -124,7 +127,7 @@ def subject_text(ctx: Any, field: str = "output", limit: int | None = None) -> s
         limit: The most characters to return; None returns all.
 
     Raises:
-        ValueError: ``field`` is not one of the three.
+        SettingError: ``field`` is not one of the three.
     """
     check_choice(field, "field", FIELDS)
     if isinstance(ctx, str):
@@ -155,10 +158,10 @@ def require_reference(reference: Any, check: str) -> str:
     """Return a reference as text: a string as it is, any other value as its JSON text.
 
     Raises:
-        ValueError: ``reference`` is None; the message says how to set one.
+        SettingError: ``reference`` is None; the message says how to set one.
     """
     if reference is None:
-        raise ValueError(
+        raise SettingError(
             f"{check} needs a reference: set its `reference` setting or the test case's "
             "`expected_output`"
         )
@@ -181,6 +184,20 @@ def numeric_score(name: str, value: float, comment: str, higher_is_better: bool 
 def categorical_score(name: str, value: str, comment: str) -> Score:
     """Return a CATEGORICAL score (a label, with no good direction)."""
     return Score(value, "CATEGORICAL", comment or None, name, None)
+
+
+NOT_JUDGED = "n.a."
+"""The value of the one score a check returns when it has nothing to judge."""
+
+
+def not_judged(name: str, reason: str) -> Score:
+    """Return the score of a check with nothing to judge: its verdict is n.a., never a pass.
+
+    A CATEGORICAL score valued ``n.a.`` under the primary score's name, its comment saying
+    why (no tool calls, a reply too short to judge ...). With no BOOLEAN and no NUMERIC score
+    the verdict is n.a. whatever the entry's threshold (proposals/0102-no-vacuous-passes.md).
+    """
+    return categorical_score(name, NOT_JUDGED, reason)
 
 
 _CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`", re.DOTALL)
@@ -389,19 +406,11 @@ def texts(value: Any, setting: str) -> tuple[str, ...]:
     """Return a list-of-texts setting as a tuple: None gives (), one text gives a tuple of it.
 
     Raises:
-        ValueError: an item is not a text; the message names the setting.
+        SettingError: an item is not a text; the message names the setting.
     """
     if value is None:
         return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = sorted(value) if isinstance(value, (set, frozenset)) else list(value)
-        for item in items:
-            if not isinstance(item, str):
-                raise ValueError(f"{setting} must hold texts, got {type(item).__name__}")
-        return tuple(items)
-    raise ValueError(f"{setting} must be a text or a list of texts, got {type(value).__name__}")
+    return strings(value, (), None, setting)
 
 
 def check_number(
@@ -411,15 +420,17 @@ def check_number(
     """Return a numeric setting when it is a number within ``[minimum, maximum]``.
 
     Raises:
-        ValueError: it is not a number (a bool is not one), not whole when ``integer``, or out
-            of range; the message names the setting.
+        SettingError: it is not a number (a bool is not one), not whole when ``integer``, or
+            out of range; the message names the setting.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{setting} must be a number, got {value!r}")
-    if integer and value != int(value):
-        raise ValueError(f"{setting} must be a whole number, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{setting} must be at least {minimum:g}, got {value!r}")
-    if maximum is not None and value > maximum:
-        raise ValueError(f"{setting} must be at most {maximum:g}, got {value!r}")
-    return value
+    finite = (not isinstance(value, bool) and isinstance(value, (int, float))
+              and math.isfinite(value))
+    if (not finite or (integer and value != int(value))
+            or (minimum is not None and value < minimum)
+            or (maximum is not None and value > maximum)):
+        kind = "a whole number" if integer else "a number"
+        low = f" of at least {minimum:g}" if minimum is not None else ""
+        high = (" and" if low else "") + f" at most {maximum:g}" if maximum is not None else ""
+        raise bad_setting(None, setting, f"{kind}{low}{high}", value)
+    checked: float = value  # an int stays an int: comments print it as given
+    return checked

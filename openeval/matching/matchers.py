@@ -40,12 +40,14 @@ from typing import Any
 
 from openeval.errors import TestCaseError
 from openeval.matching.regex_bounds import has_nested_quantifier, searcher
+from openeval.values import JSON_TYPES as ALL_JSON_TYPES
 from openeval.values import (
     MAX_JSON_DEPTH,
     MISSING,
     TOO_DEEP,
     first_difference,
     json_compare,
+    json_type_is,
     short_json,
     short_pair,
 )
@@ -62,9 +64,7 @@ MATCHERS: tuple[str, ...] = (
 )
 """The matcher keys, sorted; ``$tol`` and ``$rel`` are settings of ``$approx``."""
 
-JSON_TYPES: tuple[str, ...] = (
-    "array", "boolean", "integer", "null", "number", "object", "string",
-)
+JSON_TYPES: tuple[str, ...] = tuple(sorted(ALL_JSON_TYPES))
 """The names ``$type`` accepts."""
 
 _APPROX_SETTINGS = ("$tol", "$rel")
@@ -552,22 +552,7 @@ def _is_number(value: Any) -> bool:
 
 
 def _json_type_is(value: Any, name: str) -> bool:
-    if name == "string":
-        return isinstance(value, str)
-    if name == "number":
-        return _is_number(value)
-    if name == "integer":
-        # One JSON number type: 3.0 is the integer 3 (as JSON Schema says too).
-        return _is_number(value) and (not isinstance(value, float) or value.is_integer())
-    if name == "boolean":
-        return isinstance(value, bool)
-    if name == "array":
-        return isinstance(value, (list, tuple))
-    if name == "object":
-        return isinstance(value, Mapping)
-    return value is None
-
-
+    return json_type_is(value, name)
 
 
 def is_matcher_object(value: Any) -> bool:
@@ -627,6 +612,8 @@ class _Compiler:
             return Literal(value)  # no matcher inside: one equality test, no objects per item
         if is_matcher_object(value):
             return self.matcher(value, where, keyed=keyed, depth=depth)
+        if isinstance(value, Mapping) and _has_dollar_key(value):
+            raise self.fail(where, _mixed_keys(value))
         if isinstance(value, Mapping):
             fields = {
                 key: self.compile(item, _join(where, key), keyed=True, depth=depth + 1)
@@ -764,7 +751,7 @@ def _plain(value: Any, depth: int) -> bool:
         item, level = stack.pop()
         kind = type(item)
         if kind is dict:
-            if level > MAX_JSON_DEPTH or is_matcher_object(item):
+            if level > MAX_JSON_DEPTH or is_matcher_object(item) or _has_dollar_key(item):
                 return False
             children = item.values()
         elif kind is list:
@@ -785,6 +772,29 @@ def _plain(value: Any, depth: int) -> bool:
                 continue
             stack.append((child, level + 1))
     return True
+
+
+def _has_dollar_key(value: Mapping[Any, Any]) -> bool:
+    return any(type(key) is str and key[:1] == "$" for key in value)
+
+
+def _mixed_keys(value: Mapping[Any, Any]) -> str:
+    """Return the error for an object mixing matcher keys and plain keys, with the likely fix.
+
+    Such an object would compare as a plain object by accident (``{"$approx": 59.9, "tol":
+    0.01}`` matching only that very object), so it is refused like an unknown matcher.
+    """
+    dollar = [str(k) for k in value if isinstance(k, str) and k.startswith("$")]
+    plain = [str(k) for k in value if not (isinstance(k, str) and k.startswith("$"))]
+    text = (f"mixes matcher keys ({', '.join(dollar)}) with plain keys ({', '.join(plain)}), "
+            "so it would compare as a literal object")
+    key = plain[0]
+    if f"${key}" in (*MATCHERS, *_APPROX_SETTINGS):
+        return f'{text}: did you mean "${key}"?'
+    if key == "flags" and "$regex" in dollar:
+        return (f'{text}: "$regex" takes no flags; write them in the pattern, as in '
+                '"(?i)..." for a match in any case')
+    return f'{text}; a literal object with "$" keys is written {{"$eq": {{...}}}}'
 
 
 def _unknown_matcher(key: str) -> str:

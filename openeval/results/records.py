@@ -46,6 +46,9 @@ class CheckSpec:
     """Keyword settings, as JSON values."""
     threshold: float | None = None
     """The pass line of the primary NUMERIC score, when the entry gives one."""
+    arguments: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    """The settings as the check function takes them, checked and converted once when the plan
+    was compiled; None for a spec read back from a result file (never written to one)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the spec as a JSON object."""
@@ -84,6 +87,12 @@ class CheckResult:
         if not isinstance(found, list | tuple):
             return ()
         return tuple(note for note in found if isinstance(note, str))
+
+    @property
+    def report_only(self) -> bool:
+        """Whether a pass line of 0 makes this result unfailable: its score is reported, not
+        judged (``data.report_only``, set by the scorer; reports show it as "report only")."""
+        return self.data.get("report_only") is True
 
     @property
     def name(self) -> str:

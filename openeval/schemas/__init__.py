@@ -100,6 +100,48 @@ def _describe(error: ValidationError) -> tuple[str, str]:
     return path, error.message
 
 
+def schema_error(schema: Any) -> str | None:
+    """Return why ``schema`` (a user's JSON Schema) is not a valid Draft 2020-12 schema, or None."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = json_path(exc.absolute_path)
+        return f"{where}: {exc.message}" if where else exc.message
+    except RecursionError:
+        return "nested too deeply"
+    return None
+
+
+def schema_problems(value: Any, schema: Any, *, limit: int) -> list[str]:
+    """Return where ``value`` breaks a user's JSON Schema ``schema``, as ``$.path: what`` lines.
+
+    The project's one schema validator (jsonschema, Draft 2020-12) with its messages worded as
+    :func:`validate` words them; shortest path first, then document order; at most ``limit``.
+    ``schema`` must be valid (:func:`schema_error`). A value nested past the validator's reach
+    is one problem, never a crash.
+    """
+    from jsonschema import Draft202012Validator
+
+    found: list[ValidationError] = []
+    try:
+        for problem in Draft202012Validator(schema).iter_errors(value):
+            found.append(problem)
+            if len(found) >= limit:
+                break
+    except RecursionError:
+        return ["$: nested too deeply to check against the schema"]
+    found.sort(key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
+    lines = []
+    for problem in found:
+        path, what = _describe(problem)
+        where = "$" + (path if path.startswith("[") or not path else f".{path}")
+        lines.append(f"{where}: {what}")
+    return lines
+
+
 def _type_word(value: Any) -> str:
     if value is None:
         return "null"

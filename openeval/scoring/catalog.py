@@ -1,27 +1,14 @@
-"""The registry of built-in checks (:mod:`openeval.checks`) and third-party ones.
-
-Built-ins are every name in ``openeval.checks.CHECK_NAMES``, in that order, each imported on
-first use; third-party checks register in the ``openeval.checks`` entry-point group.
-"""
+"""The check registry as the scorer reaches it; the registry itself is
+:mod:`openeval.checks.registry` (this module keeps the older function name)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import cache
-from typing import Any
-
+from openeval.checks.registry import CHECKS, CheckFunction
 from openeval.registry import Registry
 
-CheckFunction = Callable[..., Any]
+__all__ = ["CheckFunction", "check_registry"]
 
 
-@cache
 def check_registry() -> Registry[CheckFunction]:
-    """Return the check registry (built once per process)."""
-    try:
-        from openeval.checks import CHECK_NAMES
-    except ImportError:  # the check library is not part of this build
-        names: tuple[str, ...] = ()
-    else:
-        names = tuple(CHECK_NAMES)
-    return Registry("check", "openeval.checks", {name: f"openeval.checks:{name}" for name in names})
+    """Return the check registry (:data:`openeval.checks.registry.CHECKS`)."""
+    return CHECKS

@@ -6,8 +6,9 @@ narrowed by the run's own selection), then one per entry of its ``checks`` list.
 that could configure nothing is refused here, naming the JSON path, so a typo never silently
 disables a check:
 
-- a ``thresholds`` key for a metric the case does not run, or for a verdict-style metric
-  (``fixture_freshness``) that has no pass line;
+- an unknown metric, a ``thresholds`` key for a metric the case does not run or for a
+  verdict-style metric (``fixture_freshness``) that has no pass line, and an expectation no
+  metric of the case reads (the rules of :mod:`openeval.scoring.validate`);
 - a check entry naming an unknown check, an unknown setting, or a setting of the wrong type;
 - a code check entry (``{"code": ...}``) naming a file that does not exist, or with a
   ``time_limit`` that is not a number of seconds;
@@ -32,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError, TestCaseError
 from openeval.models import EvalTestCase
-from openeval.registry import check_settings, unknown_name
 from openeval.results.records import CheckSpec
 
 if TYPE_CHECKING:
@@ -77,29 +77,20 @@ def compile_plan(
     nothing or names something unknown (see the module docstring).
     """
     from openeval.metrics.registry import metric_class, metric_names
+    from openeval.scoring.validate import (
+        EXPECTATION_READERS,
+        check_expectations,
+        check_metric_names,
+    )
+
+    def error(message: str, where: str) -> TestCaseError:
+        return TestCaseError(message, source=source, location=where)
 
     registered = metric_names()
+    check_metric_names(test_case.metrics, test_case.thresholds, error=error)
     case_metrics = registered if test_case.metrics is None else list(test_case.metrics)
-    for i, name in enumerate(case_metrics):
-        if name not in registered:
-            raise TestCaseError(
-                unknown_name("metric", name, registered), source=source, location=f"metrics[{i}]"
-            )
-    for name in test_case.thresholds:
-        where = f"thresholds.{name}"
-        if name not in registered:
-            raise TestCaseError(unknown_name("metric", name, registered), source=source,
-                                location=where)
-        if name not in case_metrics:
-            raise TestCaseError(
-                f"configures nothing: this case does not run metric {name!r} (its 'metrics' "
-                "list leaves it out)", source=source, location=where,
-            )
-        if metric_class(name).default_threshold is None:
-            raise TestCaseError(
-                f"configures nothing: {name} is a verdict with no pass line; remove this "
-                "threshold", source=source, location=where,
-            )
+    expectations = {key: getattr(test_case, key) for key in EXPECTATION_READERS}
+    check_expectations(expectations, test_case.metrics, test_case.checks, error=error)
     run = set(registered if metrics is None else metrics)
     chosen = set(case_metrics) & run
     specs: list[CheckSpec] = []
@@ -116,7 +107,7 @@ def compile_plan(
             spec, ref = _code_spec(entry, where, source, checks_dir, code_time_limit)
             code[spec.name] = ref
         else:
-            spec = _check_spec(entry, where, source)
+            spec = _check_spec(entry, where, source, test_case)
         if spec.name in used:
             raise TestCaseError(
                 f"name {spec.name!r} is already used by {used[spec.name]}; give this entry its "
@@ -130,27 +121,22 @@ def compile_plan(
     return CasePlan(test_case=test_case, checks=tuple(specs), denied_when=rule, code=code)
 
 
-def _check_spec(entry: Mapping[str, Any], where: str, source: str | Path | None) -> CheckSpec:
-    from openeval.scoring.catalog import check_registry
+def _check_spec(
+    entry: Mapping[str, Any], where: str, source: str | Path | None, test_case: EvalTestCase
+) -> CheckSpec:
+    from openeval.checks.registry import compile_settings, probe_settings
 
     kind = entry.get("check")
     if not isinstance(kind, str):
         raise TestCaseError("expected a 'check' key naming a check", source=source,
                             location=where)
-    registry = check_registry()
-    try:
-        function = registry.get(kind)
-    except OpenEvalError as exc:
-        raise TestCaseError(exc.message, source=source, location=f"{where}.check") from None
     settings = {k: v for k, v in entry.items() if k not in ENTRY_KEYS}
-    try:
-        check_settings(function, settings, what=f"check {kind!r}")
-    except OpenEvalError as exc:
-        raise TestCaseError(exc.message, source=source, location=where) from None
+    arguments = compile_settings(kind, settings, source=source, location=where)
+    probe_settings(kind, arguments, test_case, source=source, location=where)
     name = entry.get("name", kind)
     threshold = entry.get("threshold")
     return CheckSpec(kind=kind, name=name, family="check", settings=settings,
-                     threshold=threshold)
+                     threshold=threshold, arguments=arguments)
 
 
 def _code_spec(

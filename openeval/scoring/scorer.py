@@ -19,11 +19,11 @@ check's ``error`` result, and the others still run.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError
-from openeval.registry import check_settings
 from openeval.results.records import CheckResult, CheckSpec
 from openeval.scores import Score, Scores, verdict
 
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 MAX_DETAILS = 2000
 """Longest details line kept in a result (a check may explain at length; a log line may not)."""
+
+NO_THRESHOLD = "no threshold: set one to judge this score"
+"""The details of a code check that returned only a number and has no pass line."""
 
 MAX_DATA_BYTES = 65_536
 """Largest structured ``data`` kept in a result, as compact JSON; the metrics bound their own
@@ -55,11 +58,26 @@ def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
     # Only checks read the scores of the entries before them; metrics never do.
     keep = any(spec.family != "metric" for spec in plan.checks)
     for spec in plan.checks:
-        result = _run_isolated(spec, trace, plan, earlier, memo)
+        result = _marked(_run_isolated(spec, trace, plan, earlier, memo))
         if keep:
             earlier[spec.name] = Scores(result.scores)
         results.append(result)
     return tuple(results)
+
+
+def _marked(result: CheckResult) -> CheckResult:
+    """Return ``result`` marked report-only when its pass line cannot be missed: a pass line
+    of 0 under a higher-is-better number judged by it (scores are never below 0), so the
+    result is a figure to read, not a verdict to trust. Legitimate, never silent."""
+    line = result.spec.threshold
+    if line is None or line > 0 or result.verdict not in ("pass", "fail"):
+        return result
+    if any(s.data_type == "BOOLEAN" for s in result.scores):
+        return result  # a boolean decides; the pass line plays no part
+    primary = next((s for s in result.scores if s.data_type == "NUMERIC"), None)
+    if primary is None or primary.higher_is_better is False:
+        return result  # "at most 0" is a strict line, not an unfailable one
+    return replace(result, data={**result.data, "report_only": True})
 
 
 def _run_isolated(
@@ -107,10 +125,12 @@ def _run_check(
 ) -> CheckResult:
     # The module itself, not the lazy package attribute: this runs once per check per trace.
     from openeval.checks._context import CheckContext
-    from openeval.scoring.catalog import check_registry
+    from openeval.checks.registry import CHECKS, compile_settings
 
-    function = check_registry().get(spec.kind)
-    settings = check_settings(function, spec.settings, what=f"check {spec.kind!r}")
+    function = CHECKS.get(spec.kind)
+    # Compiled once with the plan; a spec built by hand (or read back) is checked here.
+    settings = spec.arguments if spec.arguments is not None else compile_settings(
+        spec.kind, spec.settings)
     context = CheckContext(trace=trace, test_case=test_case, params=dict(spec.settings),
                            scores=dict(earlier), memo=memo)
     returned = function(context, **settings)
@@ -128,8 +148,13 @@ def _run_code(
     params = {k: v for k, v in spec.settings.items() if k != TIME_LIMIT_KEY}
     scores = run_code_check(plan.code[spec.name], name=spec.name, params=params, trace=trace,
                             test_case=plan.test_case, scores=earlier)
-    return CheckResult(spec, verdict(scores, spec.threshold), tuple(scores),
-                       _bounded(details_of(scores)))
+    found = verdict(scores, spec.threshold)
+    details = details_of(scores)
+    if found == "n.a." and spec.threshold is None and any(
+            s.data_type == "NUMERIC" for s in scores):
+        # A number alone judges nothing; say so rather than leave a silent n.a.
+        details = "; ".join(p for p in (details, NO_THRESHOLD) if p)
+    return CheckResult(spec, found, tuple(scores), _bounded(details))
 
 
 def as_scores(returned: Any, name: str) -> Scores:

@@ -227,28 +227,11 @@ def read_config_file(path: str | Path, *, folder: str = "") -> ConfigLayer | Non
 
 
 def _check_names(layer: ConfigLayer) -> None:
-    from openeval.metrics.registry import metric_class, metric_names
-    from openeval.registry import unknown_name
+    from openeval.scoring.validate import check_metric_names
 
     settings = layer.settings
-    registered = metric_names()
-    selected = settings.get("metrics")
-    for i, name in enumerate(selected or []):
-        if name not in registered:
-            raise layer.error(unknown_name("metric", name, registered), f"metrics[{i}]")
-    for name in settings.get("thresholds", {}):
-        where = f"thresholds.{name}"
-        if name not in registered:
-            raise layer.error(unknown_name("metric", name, registered), where)
-        if metric_class(name).default_threshold is None:
-            raise layer.error(
-                f"configures nothing: {name} is a verdict with no pass line; remove this "
-                "threshold", where,
-            )
-        if selected is not None and name not in selected:
-            raise layer.error(
-                f"configures nothing: this file's 'metrics' list leaves out {name!r}", where
-            )
+    check_metric_names(settings.get("metrics"), settings.get("thresholds", {}),
+                       error=layer.error)
     rule = settings.get("trials", {}).get("rule")
     if rule is not None:
         try:
@@ -544,6 +527,7 @@ def merge_case(
             merged[key] = value
             origins[key] = case_origin(key)
     _drop_unused_thresholds(merged, origins)
+    _drop_unread_expectations(merged, origins)
     return MergedCase(merged, origins, tuple(layers), rule)
 
 
@@ -587,6 +571,24 @@ def _drop_unused_thresholds(merged: dict[str, Any], origins: dict[str, Origin]) 
         if name not in metrics and origin is not None and origin.kind == "config":
             del thresholds[name]
             del origins[f"thresholds.{name}"]
+
+
+def _drop_unread_expectations(merged: dict[str, Any], origins: dict[str, Origin]) -> None:
+    from openeval.scoring.validate import unread_expectations
+
+    metrics = merged.get("metrics")
+    if not isinstance(metrics, list):
+        return
+    # A default from a configuration file that this case's metrics do not read is dropped,
+    # like its thresholds; the same key written in the case file is an error (the case asks
+    # for something nothing checks).
+    checks = merged.get("checks")
+    for key in unread_expectations(merged, metrics, checks if isinstance(checks, list) else ()):
+        origin = origins.get(key)
+        if origin is not None and origin.kind == "config":
+            del merged[key]
+            for path in [p for p in origins if p == key or p.startswith(key + ".")]:
+                del origins[path]
 
 
 # ---- what a case ends up with (``openeval config``) ----------------------------------------

@@ -18,6 +18,7 @@ from run_profile import examples
 import openeval.checks as checks
 from openeval.checks import AREAS, CheckContext
 from openeval.checks.quality import LANGUAGES
+from openeval.checks.util import NOT_JUDGED
 from openeval.jsonio import read_json_file
 from openeval.models import AgentTrace, EvalTestCase, Message
 
@@ -77,6 +78,10 @@ def _assert_well_formed(name: str, result: Any) -> None:
     order = [score for score, _ in REFERENCE[name]["scores"]]
     assert [s.name for s in result] == [n for n in order if n in {s.name for s in result}]
     for score in result:
+        if score.value == NOT_JUDGED and score is result[0]:
+            # Nothing to judge: the primary score is the n.a. label (a verdict of n.a.).
+            assert score.data_type == "CATEGORICAL" and score.comment
+            continue
         assert score.data_type == expected[score.name]
         if score.data_type == "CATEGORICAL":
             assert score.higher_is_better is None

@@ -19,12 +19,13 @@ import pytest
 from check_cases import DATA
 
 import openeval.checks as checks
-from openeval.checks import AREAS, CHECK_NAMES
+from openeval.checks import AREAS, CHECK_NAMES, HELPER_NAMES, HELPERS
 from openeval.jsonio import read_json_file
 
 REFERENCE: dict[str, Any] = read_json_file(DATA / "reference.json")
-AREA_OF = {name: area for area, names in AREAS.items() for name in names}
-PRESENT = [n for n in CHECK_NAMES
+AREA_OF = {name: area for kind in (AREAS, HELPERS) for area, names in kind.items()
+           for name in names}
+PRESENT = [n for n in REFERENCE
            if importlib.util.find_spec(f"openeval.checks.{AREA_OF[n]}") is not None]
 
 
@@ -33,7 +34,14 @@ def _json_default(value: Any) -> Any:
 
 
 def test_check_names_are_the_reference_in_order() -> None:
-    assert list(CHECK_NAMES) == list(REFERENCE)
+    assert list(CHECK_NAMES) == [n for n in REFERENCE if n not in HELPER_NAMES]
+
+
+def test_helpers_return_no_scores_and_are_not_entries() -> None:
+    # A function that returns no Scores cannot be a check entry: it could never pass or fail.
+    assert set(HELPER_NAMES) == {n for n in REFERENCE if not REFERENCE[n]["scores"]}
+    assert not set(HELPER_NAMES) & set(checks.registry.names())
+    assert all(callable(getattr(checks, name)) for name in HELPER_NAMES)
 
 
 @pytest.mark.parametrize("area", ["format", "quality", "similarity"])
@@ -101,4 +109,5 @@ def test_package_imports_no_area_until_asked() -> None:
               "print('openeval.checks.format' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["[]", "True"]
+    # Only the registry table loads with the package; no check area does until asked.
+    assert done.stdout.splitlines() == ["['openeval.checks.registry']", "True"]

@@ -33,3 +33,9 @@ def test_plan(row: dict[str, Any]) -> None:
     lines = {spec.name: spec.threshold for spec in plan.checks}
     for name, line in row.get("thresholds", {}).items():
         assert lines[name] == line, name
+    specs = {spec.name: spec for spec in plan.checks}
+    for name, arguments in row.get("arguments", {}).items():
+        # Converted once: JSON lists become the tuples a check's signature asks for.
+        ready = specs[name].arguments
+        assert ready is not None
+        assert {k: list(v) if isinstance(v, tuple) else v for k, v in ready.items()} == arguments

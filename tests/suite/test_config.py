@@ -143,5 +143,6 @@ def test_a_bad_setting_of_a_configured_check_names_the_config_line(tmp_path: Pat
     })
     (result,) = run_suite(tmp_path).cases
     assert (result.error or "").startswith(
-        f"{tmp_path.as_posix()}/openeval.toml: line 3: checks[0]: unknown setting 'keyword' "
+        f"{tmp_path.as_posix()}/openeval.toml: line 5: checks[0].keyword: unknown setting "
+        "'keyword' "
         "for check 'contains'; expected one of: ")
