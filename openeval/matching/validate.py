@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from openeval.matching.constraints import read_constraints
 from openeval.matching.matchers import compile_fields
 from openeval.matching.trajectory import TrajectorySpec, compile_calls
 
@@ -21,7 +22,8 @@ def validate_test_case_matchers(
 
     Checks the values of ``expected_tool_calls[*].args`` and ``expected_final_state`` (an
     unknown ``$`` key, a regex that does not compile or is refused, a malformed operand), and
-    ``trajectory`` with the expected calls compiled under it (its ``per_tool`` paths included).
+    ``trajectory`` with the expected calls compiled under it (its ``per_tool`` paths included),
+    and the expected calls' order and count keys (ids, edges, counts).
     Raises TestCaseError naming ``source`` and the JSON path of the first problem. ``document``
     must already fit the test case schema.
     """
@@ -32,6 +34,7 @@ def validate_test_case_matchers(
         if trajectory is not None else TrajectorySpec()
     )
     compile_calls(calls, spec, source=source)
+    read_constraints(calls, source=source)
     state = document.get("expected_final_state")
     if isinstance(state, Mapping):
         compile_fields(state, "expected_final_state", source=source)
