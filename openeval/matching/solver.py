@@ -175,7 +175,9 @@ class _Search:
         return any(counts[s] for s in self.followers[e])
 
     def dead(self, position: int, counts: Sequence[int], floor: int) -> bool:
-        """True when some entry can no longer reach its least count from ``position`` on."""
+        """True when some entry can no longer reach its least count from ``position`` on, or
+        the calls left are too few for all of them together (each call serves one entry)."""
+        total = 0
         for e in range(self.size):
             need = self.low[e] - counts[e]
             if need <= 0:
@@ -185,7 +187,8 @@ class _Search:
             calls = self.at[e]
             if len(calls) - bisect_left(calls, position) < need:
                 return True
-        return False
+            total += need
+        return total > len(self.options) - position
 
     def after_results(
         self, e: int, turn: int | None, counts: Sequence[int], last_turn: Sequence[int | None]
