@@ -82,12 +82,11 @@ class Constraints:
 def uses_constraints(expected: Sequence[Any]) -> bool:
     """Return True when an entry of ``expected`` holds any of :data:`CONSTRAINT_KEYS`."""
     for entry in expected:
-        if isinstance(entry, Mapping) and len(entry) > 2:
+        # Nearly every entry is {"tool", "args"} or {"tool"}: one length test rules it out.
+        if isinstance(entry, Mapping) and len(entry) > 1 + ("args" in entry):
             for key in CONSTRAINT_KEYS:
                 if key in entry:
                     return True
-        elif isinstance(entry, Mapping) and any(key in entry for key in CONSTRAINT_KEYS):
-            return True
     return False
 
 

@@ -327,19 +327,23 @@ class _Group:
 
 
 def match_trajectory(
-    steps: Sequence[TraceStep], expected: Sequence[Mapping[str, Any]], spec: TrajectorySpec
+    steps: Sequence[TraceStep], expected: Sequence[Mapping[str, Any]], spec: TrajectorySpec,
+    *, edges: bool = True,
 ) -> TrajectoryMatch:
     """Return whether the tool calls among ``steps`` match ``expected`` under ``spec``.
 
     ``expected`` holds ``{"tool": name, "args": {...}}`` entries (``args`` may hold matchers).
     Entries may also carry the order and count keys of :mod:`openeval.matching.constraints`;
     then one exact search (:mod:`openeval.matching.solver`) decides. Raises TestCaseError for
-    a malformed expected entry.
+    a malformed expected entry. ``edges=False`` leaves the ``after`` and ``uses_result_of``
+    edges out (what the metrics that do not judge order read).
     """
     constraints = read_constraints(expected)
     matching = _Matching(steps, compile_calls(expected, spec), spec)
     if constraints is None:
         return matching.run()
+    if not edges:
+        constraints = constraints.relaxed(edges=True, counts=False)
     return matching.constrained(constraints, expected)
 
 

@@ -34,7 +34,7 @@ _NO_ARGS: Mapping[str, Any] = {}
 
 def _rules(test_case: EvalTestCase) -> Constraints:
     found = read_constraints(test_case.expected_tool_calls)
-    assert found is not None  # case_match answered, so the case has such keys
+    assert found is not None  # counts_match answered, so the case has such keys
     return found
 
 

@@ -11,7 +11,7 @@ from openeval.errors import OpenEvalError
 from openeval.matching.alignment import AlignedCall, Difference, alignment_data, args_problem
 from openeval.matching.calls import MAX_COMPARISONS
 from openeval.matching.matchers import Expected, Mismatch, compile_expected
-from openeval.matching.shared import case_match
+from openeval.matching.shared import counts_match
 from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
 from openeval.metrics._common import (
     ExpectedCall,
@@ -64,7 +64,7 @@ class ArgumentCorrectness(Metric):
 
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the share of expected key-value pairs matched under the best pairing."""
-        shared = case_match(trace.steps, test_case)
+        shared = counts_match(trace.steps, test_case)
         if shared is not None:
             return arguments_by_rules(shared, trace, test_case)
         wanted = [call for call in expected_calls(test_case) if call.args]

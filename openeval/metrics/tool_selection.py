@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from openeval.matching.alignment import alignment_data, selection_rows
-from openeval.matching.shared import case_match
+from openeval.matching.shared import counts_match
 from openeval.metrics._common import (
     counted,
     expected_calls,
@@ -47,7 +47,7 @@ class ToolSelectionAccuracy(Metric):
 
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the multiset overlap of executed and expected tool names."""
-        shared = case_match(trace.steps, test_case)
+        shared = counts_match(trace.steps, test_case)
         if shared is not None:
             return selection_by_rules(shared, trace, test_case)
         expected: dict[str, int] = {}
