@@ -790,7 +790,7 @@ class _Matching:
             broken = self.broken_edges(loose, constraints) + self.broken_counts(loose, constraints)
             if broken:
                 return self.assigned(loose, constraints, broken)
-        return self.mode_failure(constraints, written)
+        return self.mode_failure(constraints, written, options)
 
     def options(self) -> list[list[int]]:
         """Return, for each counted call, the expected entries it is compatible with."""
@@ -948,13 +948,18 @@ class _Matching:
                                paired, self.work, pairs, tuple(broken))
 
     def mode_failure(
-        self, constraints: Constraints, written: Sequence[Mapping[str, Any]]
+        self, constraints: Constraints, written: Sequence[Mapping[str, Any]],
+        options: list[list[int]],
     ) -> TrajectoryMatch:
         """Return the verdict when the mode itself cannot hold: explained as the plain match
-        of the calls each entry must have (optional ones left out, counts repeated)."""
+        of each entry repeated as often as the run could use it (as many calls as match it,
+        within its counts: an optional call the run made once stays, one it never made goes)."""
+        fits = Counter(e for entries in options for e in entries)
         index_of: list[int] = []
         for e in range(len(self.expected)):
-            index_of.extend([e] * self.least(e, constraints))
+            high = constraints.high[e]
+            made = fits[e] if high is None else min(high, fits[e])
+            index_of.extend([e] * max(self.least(e, constraints), made))
         plain = _Matching(
             self.steps, compile_calls([written[e] for e in index_of], self.spec), self.spec
         ).run()
