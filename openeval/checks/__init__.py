@@ -36,6 +36,7 @@ AREAS: dict[str, tuple[str, ...]] = {
     "context": ("grounding", "unsupported_numbers", "citation_check"),
     "agent": ("tool_call_validity", "tools_used", "tool_trajectory", "token_latency_budget"),
     "trace": ("span_count", "error_spans", "repeated_tool_calls", "total_duration"),
+    "tool_schema": ("tool_schema_conformance",),
 }
 
 CHECK_NAMES: tuple[str, ...] = tuple(name for names in AREAS.values() for name in names)
@@ -110,6 +111,8 @@ __all__ = [
     "toml_validity",
     "tone",
     "tool_call_validity",
+    "tool_schema",
+    "tool_schema_conformance",
     "tool_trajectory",
     "tools_used",
     "total_duration",
