@@ -35,6 +35,10 @@ def validate_test_case_matchers(
     )
     compile_calls(calls, spec, source=source)
     read_constraints(calls, source=source)
+    if document.get("state") is not None:
+        from openeval.matching.state import read_state_spec
+
+        read_state_spec(document["state"], source=source)
     state = document.get("expected_final_state")
     if isinstance(state, Mapping):
         compile_fields(state, "expected_final_state", source=source)

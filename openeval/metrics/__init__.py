@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from openeval.metrics.freshness import FixtureFreshness
     from openeval.metrics.goal import GoalCompletionRate
     from openeval.metrics.output import OutputContains
+    from openeval.metrics.state_diff import StateDiff
     from openeval.metrics.tool_selection import ToolSelectionAccuracy
     from openeval.metrics.trajectory import TrajectoryMatching
 
@@ -46,6 +47,7 @@ __all__ = [
     "Measurement",
     "Metric",
     "OutputContains",
+    "StateDiff",
     "StepBudget",
     "StepEfficiency",
     "ToolSelectionAccuracy",

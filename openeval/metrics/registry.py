@@ -28,6 +28,7 @@ BUILTIN_METRICS: dict[str, str] = {
     "output_contains": "openeval.metrics.output:OutputContains",
     "step_budget": "openeval.metrics.budget:StepBudget",
     "trajectory_match": "openeval.metrics.trajectory:TrajectoryMatching",
+    "state_diff": "openeval.metrics.state_diff:StateDiff",
 }
 """Built-in metrics in the order every report lists them; one line adds a metric."""
 

@@ -1,8 +1,8 @@
 """Every metric against the tables of cases in ``tests/data/metrics/<metric name>.json``.
 
 A case is a JSON object: ``id``; ``steps`` in a compact form (see :func:`expand_step`);
-optional ``final_output``, ``actual_state``, ``metadata``; ``testcase`` (EvalTestCase fields,
-``task_id`` optional); and the expected ``score``, ``passed`` (true, false or null for n.a.)
+optional ``final_output``, ``actual_state``, ``initial_state``, ``metadata``; ``testcase``
+(EvalTestCase fields, ``task_id`` optional); and the expected ``score``, ``passed`` (true, false or null for n.a.)
 and ``details`` (a substring the details line must contain). A case may also give what the
 result's structured data holds: ``alignment`` (``[expected index, step id, status]`` per row),
 ``first_divergence`` (its ``[expected index, step id, status]``), ``differences`` (``[where,
@@ -77,6 +77,7 @@ def test_metric_case(metric_name: str, case: dict[str, Any]) -> None:
         steps=[expand_step(i, s) for i, s in enumerate(case["steps"])],
         final_output=case.get("final_output", ""),
         actual_state=case.get("actual_state", {}),
+        initial_state=case.get("initial_state"),
         metadata=case.get("metadata", {}),
         signals=case.get("signals"),
     )

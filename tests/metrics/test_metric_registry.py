@@ -27,7 +27,7 @@ DEFAULT_LINES = {
     "tool_selection_accuracy": 1.0, "argument_correctness": 1.0, "step_efficiency": 0.5,
     "goal_completion_rate": 1.0, "denial_recovery_rate": 1.0, "divergence_score": 1.0,
     "fixture_freshness": None, "output_contains": 1.0, "step_budget": 1.0,
-    "trajectory_match": 1.0,
+    "trajectory_match": 1.0, "state_diff": 1.0,
 }
 SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
@@ -108,6 +108,8 @@ def test_details_stay_one_bounded_line_on_a_huge_failing_trace() -> None:
         expected_final_state={f"k{i}": "v" * 500 for i in range(100)},
         expected_output_contains=["s" * 500] * 50,
         max_steps=3, timeout_seconds=1, optimal_steps=2, trajectory={"mode": "strict"},
+        state={"initial": {f"k{i}": "x" * 500 for i in range(100)},
+               "changes": {f"k{i}": "w" * 500 for i in range(50)}},
     )
     for metric in all_metrics():
         result = metric.score(trace, test_case)
