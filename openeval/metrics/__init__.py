@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from openeval.metrics.state_diff import StateDiff
     from openeval.metrics.tool_selection import ToolSelectionAccuracy
     from openeval.metrics.trajectory import TrajectoryMatching
+    from openeval.metrics.turns import TurnExpectations
 
 __all__ = [
     "ArgumentCorrectness",
@@ -52,6 +53,7 @@ __all__ = [
     "StepEfficiency",
     "ToolSelectionAccuracy",
     "TrajectoryMatching",
+    "TurnExpectations",
     "all_metrics",
     "get_metric",
     "metric_names",
