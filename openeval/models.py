@@ -348,9 +348,15 @@ class EvalTestCase:
     """The current agent to drift-check this case's Fixtura trace against (``module:attr``,
     as ``fixtura check-drift --agent`` takes it); wins over the suite's and ``--agent-spec``.
     None to use theirs. Not used in scoring."""
+    turns: list[dict[str, Any]] | None = None
+    """Expectations per user turn (``turn_expectations``): ``{"user": k, ...}`` entries; None
+    when the case has none."""
+    state: dict[str, Any] | None = None
+    """The final state as a frame condition (``state_diff``): ``initial``, ``changes``,
+    ``allowed``, ``final``; None when the case does not ask for it."""
 
     def to_dict(self) -> JSONDict:
-        """Return the test case as a JSON object with every field."""
+        """Return the test case as a JSON object with every field (``state`` when set)."""
         return {
             "task_id": self.task_id,
             "input": self.input,
@@ -368,6 +374,8 @@ class EvalTestCase:
             "trajectory": self.trajectory,
             "denied_when": self.denied_when,
             "agent_spec": self.agent_spec,
+            **({"turns": self.turns} if self.turns is not None else {}),
+            **({"state": self.state} if self.state is not None else {}),
         }
 
     @classmethod

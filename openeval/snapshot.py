@@ -33,7 +33,7 @@ from openeval.matching.calls import glob_pattern
 from openeval.matching.matchers import is_matcher_object
 from openeval.matching.trajectory import TRAJECTORY_MODES
 from openeval.models import AgentTrace, EvalTestCase
-from openeval.values import MAX_JSON_DEPTH
+from openeval.values import MAX_JSON_DEPTH, canonical_key
 
 ANY_STRING: dict[str, str] = {"$type": "string"}
 """The matcher a volatile value is replaced with."""
@@ -146,6 +146,7 @@ def expected_calls(
     ignore_args: Sequence[str] = (),
     exact: bool = True,
     found: Generalised | None = None,
+    counts: bool = False,
 ) -> list[dict[str, Any]]:
     """Return ``{"tool": name, "args": {...}}`` for each executed call (not denied, not failed).
 
@@ -155,17 +156,31 @@ def expected_calls(
     ``{"$exists": true}``, because ``argument_correctness`` compares nested objects in full.
     The arguments are :func:`generalise` d (volatile values replaced unless ``exact``, the
     replacements noted in ``found``).
+
+    With ``counts``, each call also gets ``times``: a run of identical calls one after another
+    (same tool, same recorded arguments) becomes one entry with ``times: n``, any other call
+    ``times: 1``; the draft then fails a run that repeats a call the good run made once (a
+    double refund), in every mode, and still passes the run it came from.
     """
     ignore = glob_pattern(ignore_args)
     found = found if found is not None else Generalised()
     calls: list[dict[str, Any]] = []
+    previous: tuple[str, Any] | None = None
     for step in trace.tool_calls():
         if step.denied or step.error is not None or not step.tool_name:
             continue
+        if counts:
+            recorded = (step.tool_name, canonical_key(step.tool_args))
+            if recorded == previous:
+                calls[-1]["times"] += 1
+                continue
+            previous = recorded
         call: dict[str, Any] = {"tool": step.tool_name}
         if step.tool_args is not None:
             where = f"expected_tool_calls[{len(calls)}].args"
             call["args"] = generalise(step.tool_args, where, found, exact=exact, ignore=ignore)
+        if counts:
+            call["times"] = 1
         calls.append(call)
     return calls
 
@@ -189,6 +204,7 @@ def draft_test_case(
     ignore_args: Sequence[str] = (),
     exact: bool = False,
     found: Generalised | None = None,
+    counts: bool = False,
 ) -> EvalTestCase:
     """Return a test case that the given known-good ``trace`` passes.
 
@@ -199,7 +215,8 @@ def draft_test_case(
 
     ``mode`` (one of the trajectory modes) or ``ignore_args`` adds a ``trajectory`` block
     (mode ``in_order`` when only globs are given). Volatile strings are replaced by
-    ``{"$type": "string"}`` unless ``exact``; ``found``, when given, collects where. Raises
+    ``{"$type": "string"}`` unless ``exact``; ``found``, when given, collects where.
+    ``counts`` writes ``times`` on every expected call (see :func:`expected_calls`). Raises
     ValueError for a mode that is not one of the trajectory modes, or an empty glob.
     """
     if mode is not None and mode not in TRAJECTORY_MODES:
@@ -207,7 +224,8 @@ def draft_test_case(
     if any(not glob for glob in ignore_args):
         raise ValueError("an ignore_args glob is empty; expected an argument path glob")
     found = found if found is not None else Generalised()
-    expected = expected_calls(trace, ignore_args=ignore_args, exact=exact, found=found)
+    expected = expected_calls(trace, ignore_args=ignore_args, exact=exact, found=found,
+                              counts=counts)
     state = generalise(trace.actual_state, "expected_final_state", found, exact=exact)
     calls = len(trace.tool_calls())
     trajectory: dict[str, Any] | None = None

@@ -40,6 +40,10 @@ def build_test_case(document: object, *, source: str | Path | None) -> EvalTestC
     check_metric_names(document, source=source)
     validate_test_case_matchers(document, source=source)
     check_agent_spec(document.get("agent_spec"), source=source)
+    if document.get("state") is not None:
+        from openeval.matching.state import with_state_files
+
+        document = with_state_files(document, source=source)
     return EvalTestCase.from_dict(document)
 
 

@@ -183,3 +183,35 @@ def test_every_metric_passes_on_the_source_trace_in_every_mode(
     results = {m.name: m.score(trace, case) for m in all_metrics()}
     assert {n: r.details for n, r in results.items() if r.passed is False} == {}
     assert (results["trajectory_match"].passed is None) == (mode is None)
+
+
+def _repeats() -> AgentTrace:
+    calls = [("lookup", {"id": 7}), ("poll", {"job": 1}), ("poll", {"job": 1}),
+             ("refund", {"id": 7}), ("notify", {}), ("poll", {"job": 1})]
+    return AgentTrace(task_id="repeats", steps=[
+        TraceStep(n + 1, "tool_call", tool_name=tool, tool_args=args, turn=n + 1)
+        for n, (tool, args) in enumerate(calls)
+    ])
+
+
+def test_counts_collapse_identical_calls_in_a_row_and_count_each_call() -> None:
+    calls = expected_calls(_repeats(), counts=True)
+    assert [(c["tool"], c["times"]) for c in calls] == [
+        ("lookup", 1), ("poll", 2), ("refund", 1), ("notify", 1), ("poll", 1)]
+    assert "times" not in expected_calls(_repeats())[0]
+
+
+@pytest.mark.parametrize("mode", [None, *TRAJECTORY_MODES])
+def test_a_draft_with_counts_passes_its_run_and_fails_a_repeated_call(mode: str | None) -> None:
+    trace = _repeats()
+    case = draft_test_case(trace, mode=mode, counts=True)
+    results = {m.name: m.score(trace, case) for m in all_metrics()}
+    assert {n: r.details for n, r in results.items() if r.passed is False} == {}
+    # The same run with the refund made twice: the count catches it, whatever the mode.
+    steps = list(trace.steps)
+    steps.insert(4, TraceStep(10, "tool_call", tool_name="refund", tool_args={"id": 7}, turn=9))
+    twice = AgentTrace(task_id="repeats", steps=steps)
+    metric = "trajectory_match" if mode else "tool_selection_accuracy"
+    found = {m.name: m.score(twice, case) for m in all_metrics()}[metric]
+    assert found.passed is False
+    assert "refund: expected 1 time, executed 2 times" in found.details

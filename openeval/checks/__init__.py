@@ -99,6 +99,8 @@ __all__ = [
     "toml_validity",
     "tone",
     "tool_call_validity",
+    "tool_schema",
+    "tool_schema_conformance",
     "tool_trajectory",
     "tools_used",
     "total_duration",

@@ -35,6 +35,7 @@ AREAS: dict[str, tuple[str, ...]] = {
     "context": ("grounding", "unsupported_numbers", "citation_check"),
     "agent": ("tool_call_validity", "tool_trajectory", "token_latency_budget"),
     "trace": ("span_count", "error_spans", "repeated_tool_calls", "total_duration"),
+    "tool_schema": ("tool_schema_conformance",),
 }
 """Each area's checks, in the order of the check library's reference."""
 

@@ -247,6 +247,9 @@ _MODES_HELP = "strict, in_order, unordered, superset or subset"
 @click.option("--exact", is_flag=True,
               help="Keep every value as recorded; by default uuids, timestamps (a date with a "
                    "time of day) and long hex ids become {\"$type\": \"string\"}.")
+@click.option("--counts", is_flag=True,
+              help="Write times on every expected call (times 1, or n for n identical calls "
+                   "in a row): a run that repeats a call, such as a second refund, then fails.")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 def snapshot(
     trace_path: Path,
@@ -256,6 +259,7 @@ def snapshot(
     mode: str | None,
     ignore_args: tuple[str, ...],
     exact: bool,
+    counts: bool,
     force: bool,
 ) -> None:
     """Draft a test case from a known-good TRACE: its tool calls, final state and step count.
@@ -286,7 +290,7 @@ def snapshot(
     found = Generalised()
     case = draft_test_case(
         trace, task_id=task_id, trace_ref=trace_reference(trace_path, output_path),
-        mode=mode, ignore_args=ignore_args, exact=exact, found=found,
+        mode=mode, ignore_args=ignore_args, exact=exact, found=found, counts=counts,
     )
     write_bytes(output_path, dump_json(case_document(case)))
     calls = len(case.expected_tool_calls)

@@ -248,7 +248,12 @@ def trajectory_rows(
             by_id[step.step_id] = step
         if pair.expected is not None and step is not None:
             tool = calls[pair.expected].tool
-            if pair.ok:
+            if pair.reason.startswith(("order: ", "count: ")):
+                # An edge or count the call breaks (openeval.matching.constraints).
+                status: Status = "out of order" if pair.reason.startswith("order") else "extra"
+                rows.append(AlignedCall(pair.expected, step.step_id, tool, status, False,
+                                        note=pair.reason.split(": ", 1)[1]))
+            elif pair.ok:
                 rows.append(AlignedCall(pair.expected, step.step_id, tool, "matched", True))
             elif step.tool_name != tool:
                 rows.append(AlignedCall(pair.expected, step.step_id, tool, "wrong tool", False,
@@ -265,8 +270,9 @@ def trajectory_rows(
             else:
                 rows.append(AlignedCall(None, step.step_id, tool, "extra", pair.ok))
         elif pair.expected is not None:
+            note = pair.reason.split(": ", 1)[1] if pair.reason.startswith("count: ") else None
             rows.append(AlignedCall(pair.expected, None, calls[pair.expected].tool, "missing",
-                                    pair.ok))
+                                    pair.ok, note=note))
     if spec.mode == "strict":
         return rows  # strict pairs position by position already
     return _merge_missing(rows, by_id, explain)

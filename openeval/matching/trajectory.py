@@ -41,8 +41,10 @@ from openeval.matching.calls import (
     ExpectedCall,
     glob_pattern,
 )
+from openeval.matching.constraints import Constraints, read_constraints
 from openeval.matching.flow import SMALL, augment, max_pairs
 from openeval.matching.matchers import is_matcher_object
+from openeval.matching.solver import MODE_RULES, solve
 from openeval.models import TraceStep
 from openeval.values import MISSING, canonical_key, short_json
 
@@ -271,8 +273,36 @@ class TrajectoryMatch:
     earliest-match walk, skipping the calls that found none)."""
     work: int = 0
     """Comparisons and graph steps spent; tests bound it instead of timing."""
+    taken: tuple[tuple[int, int], ...] = ()
+    """With order or count keys (:mod:`openeval.matching.constraints`): the assignment the
+    verdict rests on, as ``(expected index, step index)`` pairs; on a failure, the one the
+    details explain. Empty for a case without those keys."""
+    broken: tuple[Broken, ...] = ()
+    """With order or count keys: each edge or count the assignment breaks."""
 
 
+
+
+class Broken(NamedTuple):
+    """An edge or count an assignment breaks."""
+
+    entry: int | None
+    """The expected entry whose rule is broken (None: no single one, the rules together)."""
+    positions: tuple[int, ...]
+    """The counted calls (positions among them) to mark in the alignment."""
+    kind: Literal["order", "count", "together"]
+    text: str
+    """The phrase the details give: ``refund_payment: expected 1 time, executed 2 times
+    (steps 3, 5)``."""
+
+
+def _calls_of(taken: Sequence[int | None]) -> dict[int, list[int]]:
+    """Return the positions of the calls each entry took, in order."""
+    calls: dict[int, list[int]] = {}
+    for p, e in enumerate(taken):
+        if e is not None:
+            calls.setdefault(e, []).append(p)
+    return calls
 
 
 class _Group:
@@ -298,14 +328,24 @@ class _Group:
 
 
 def match_trajectory(
-    steps: Sequence[TraceStep], expected: Sequence[Mapping[str, Any]], spec: TrajectorySpec
+    steps: Sequence[TraceStep], expected: Sequence[Mapping[str, Any]], spec: TrajectorySpec,
+    *, edges: bool = True,
 ) -> TrajectoryMatch:
     """Return whether the tool calls among ``steps`` match ``expected`` under ``spec``.
 
     ``expected`` holds ``{"tool": name, "args": {...}}`` entries (``args`` may hold matchers).
-    Raises TestCaseError for a malformed expected entry.
+    Entries may also carry the order and count keys of :mod:`openeval.matching.constraints`;
+    then one exact search (:mod:`openeval.matching.solver`) decides. Raises TestCaseError for
+    a malformed expected entry. ``edges=False`` leaves the ``after`` and ``uses_result_of``
+    edges out (what the metrics that do not judge order read).
     """
-    return _Matching(steps, compile_calls(expected, spec), spec).run()
+    constraints = read_constraints(expected)
+    matching = _Matching(steps, compile_calls(expected, spec), spec)
+    if constraints is None:
+        return matching.run()
+    if not edges:
+        constraints = constraints.relaxed(edges=True, counts=False)
+    return matching.constrained(constraints, expected)
 
 
 class _Matching:
@@ -316,6 +356,7 @@ class _Matching:
     ) -> None:
         self.spec = spec
         self.expected = expected
+        self.steps = steps
         self.work = 0
         self.comparisons = 0
         # The counted calls, position by position: step index, number among all tool calls
@@ -726,6 +767,221 @@ class _Matching:
         flows, work = max_pairs([1] * len(segment), [1] * len(block), edges)
         self.work += work
         return {segment[left]: block[right] for (left, right) in flows}
+
+    # -- order and counts ---------------------------------------------------------------
+
+    def constrained(
+        self, constraints: Constraints, written: Sequence[Mapping[str, Any]]
+    ) -> TrajectoryMatch:
+        """Match under the order and count keys: one exact search over the mode's rules, the
+        counts and the edges; on a failure, the same search with rules left out finds which
+        edge or count the run breaks."""
+        options = self.options()
+        if constraints.has_uses:
+            self.need_turns(constraints, options)
+        rules = MODE_RULES[self.spec.mode]
+        found = self.search(options, constraints, rules)
+        if found is not None:
+            return self.assigned(found, constraints, [])
+        for relaxed in (constraints.relaxed(edges=True, counts=False),
+                        constraints.relaxed(edges=True, counts=True)):
+            loose = self.search(options, relaxed, rules)
+            if loose is None:
+                continue
+            broken = self.broken_edges(loose, constraints) + self.broken_counts(loose, constraints)
+            if broken:
+                return self.assigned(loose, constraints, broken)
+        return self.mode_failure(constraints, written, options)
+
+    def options(self) -> list[list[int]]:
+        """Return, for each counted call, the expected entries it is compatible with."""
+        options: list[list[int]] = [[] for _ in self.tools]
+        size = 0
+        for kind, members in enumerate(self.kinds):
+            for group in self.candidates(kind):
+                positions = self.groups[group].members
+                size += len(positions) * len(members)
+                if size > MAX_COMPARISONS:
+                    raise OpenEvalError(
+                        f"matching the expected calls' order and counts needs more than "
+                        f"{MAX_COMPARISONS:,} (call, expected call) pairs; split the case"
+                    )
+                for p in positions:
+                    options[p].extend(members)
+        for entries in options:
+            entries.sort()
+        return options
+
+    def need_turns(self, constraints: Constraints, options: list[list[int]]) -> None:
+        """Raise when a call ``uses_result_of`` depends on has no model turn recorded."""
+        involved = {f for uses in constraints.uses for f in uses}
+        involved |= {e for e, uses in enumerate(constraints.uses) if uses}
+        for p, entries in enumerate(options):
+            if self.turns[p] is None and involved.intersection(entries):
+                raise OpenEvalError(
+                    f"uses_result_of needs the model turn of each call, and {self.at_step(p)} "
+                    f"({self.tools[p]}) has none: this trace does not record which model "
+                    "response made each call, so the dependency cannot be checked"
+                )
+
+    def search(
+        self, options: list[list[int]], constraints: Constraints, rules: Any
+    ) -> tuple[int | None, ...] | None:
+        found = solve(options, self.turns, constraints, rules)
+        self.work += found.work
+        return found.taken
+
+    def step_of(self, position: int) -> int:
+        """Return the ``step_id`` of counted call ``position``, as details name it."""
+        return self.steps[self.steps_at[position]].step_id
+
+    def at_step(self, position: int) -> str:
+        return f"step {self.step_of(position)}"
+
+    def name(self, index: int, constraints: Constraints) -> str:
+        """Return how details name entry ``index``: its tool, and when another entry has the
+        same tool, its id (or its place in the list)."""
+        tool = self.expected[index].tool
+        if sum(1 for call in self.expected if call.tool == tool) == 1:
+            return tool
+        given = constraints.ids[index]
+        return f"{tool} ({given})" if given is not None else f"{tool} (expected call {index + 1})"
+
+    def broken_edges(
+        self, taken: tuple[int | None, ...], constraints: Constraints
+    ) -> list[Broken]:
+        """Return each ``after`` / ``uses_result_of`` edge ``taken`` breaks, with its steps."""
+        calls = _calls_of(taken)
+        out: list[Broken] = []
+        for e in range(len(self.expected)):
+            mine = calls.get(e, [])
+            if not mine:
+                continue
+            first, name = mine[0], self.name(e, constraints)
+            for f in constraints.after[e]:
+                theirs = calls.get(f, [])
+                if theirs and theirs[-1] > first:
+                    other = self.name(f, constraints)
+                    out.append(Broken(e, (first,), "order", (
+                        f"{name} after {other}: executed at {self.at_step(first)}, {other} at "
+                        f"{self.at_step(theirs[-1])}")))
+            for f in constraints.uses[e]:
+                theirs = calls.get(f, [])
+                if not theirs:
+                    continue
+                late = max(theirs, key=lambda p: cast(int, self.turns[p]))
+                if cast(int, self.turns[late]) >= cast(int, self.turns[first]):
+                    other = self.name(f, constraints)
+                    out.append(Broken(e, (first,), "order", (
+                        f"{name} uses the result of {other}: executed at {self.at_step(first)} "
+                        f"in model turn {self.turns[first]}, {other} at {self.at_step(late)} "
+                        f"in model turn {self.turns[late]}")))
+        return out
+
+    def broken_counts(
+        self, taken: tuple[int | None, ...], constraints: Constraints
+    ) -> list[Broken]:
+        """Return each written count ``taken`` breaks: ``refund_payment: expected 1 time,
+        executed 2 times (steps 3, 5)``."""
+        calls = _calls_of(taken)
+        out: list[Broken] = []
+        for e in range(len(self.expected)):
+            if not constraints.counted[e]:
+                continue
+            low, high = self.least(e, constraints), constraints.high[e]
+            made = calls.get(e, [])
+            if low <= len(made) and (high is None or len(made) <= high):
+                continue
+            if low == high:
+                wanted = _plural(low, "time")
+            elif high is None:
+                wanted = f"at least {_plural(low, 'time')}"
+            elif low == 0:
+                wanted = f"at most {_plural(high, 'time')}"
+            else:
+                wanted = f"{low} to {high} times"
+            steps = ", ".join(str(self.step_of(p)) for p in made[:10])
+            more = f", +{len(made) - 10} more" if len(made) > 10 else ""
+            where = f" ({_plural(len(made), 'step', bare=True)} {steps}{more})" if made else ""
+            over = tuple(made[high:]) if high is not None and len(made) > high else ()
+            out.append(Broken(e, over, "count", (
+                f"{self.name(e, constraints)}: expected {wanted}, executed "
+                f"{_plural(len(made), 'time')}{where}")))
+        return out
+
+    def least(self, e: int, constraints: Constraints) -> int:
+        """Return the fewest calls entry ``e`` must take in this mode."""
+        if MODE_RULES[self.spec.mode].missing_ok and not constraints.low_written[e]:
+            return 0
+        return constraints.low[e]
+
+    def assigned(
+        self, taken: tuple[int | None, ...], constraints: Constraints,
+        broken: Sequence[Broken],
+    ) -> TrajectoryMatch:
+        """Return the verdict and rows of an assignment: a pass when nothing is ``broken``."""
+        marked = {p: b for b in reversed(broken) for p in b.positions}
+        rows: list[AlignmentRow] = []
+        made: Counter[int] = Counter()
+        for p, e in enumerate(taken):
+            if e is not None:
+                made[e] += 1
+            if p in marked:
+                rows.append(self.row(e, p, False, f"{marked[p].kind}: {marked[p].text}"))
+            elif e is None:
+                rows.append(self.row(None, p, True, "extra call (allowed)"))
+            else:
+                rows.append(self.row(e, p, True, "matched"))
+        short = {b.entry: b for b in broken if b.kind == "count" and not b.positions}
+        for e in range(len(self.expected)):
+            if e in short and made[e]:
+                rows.append(self.row(e, None, False, f"count: {short[e].text}"))
+            elif not made[e]:
+                ok = self.least(e, constraints) == 0 and e not in short
+                rows.append(self.row(e, None, ok, "not called (allowed)" if ok else "missing"))
+        rows = self.with_left_out(rows)
+        pairs = tuple((e, self.steps_at[p]) for p, e in enumerate(taken) if e is not None)
+        paired = sum(1 for e in range(len(self.expected)) if made[e])
+        if not broken:
+            return TrajectoryMatch(True, self.success(paired), tuple(rows), paired, self.work,
+                                   pairs, ())
+        return TrajectoryMatch(False, self.failure([b.text for b in broken]), tuple(rows),
+                               paired, self.work, pairs, tuple(broken))
+
+    def mode_failure(
+        self, constraints: Constraints, written: Sequence[Mapping[str, Any]],
+        options: list[list[int]],
+    ) -> TrajectoryMatch:
+        """Return the verdict when the mode itself cannot hold: explained as the plain match
+        of each entry repeated as often as the run could use it (as many calls as match it,
+        within its counts: an optional call the run made once stays, one it never made goes)."""
+        fits = Counter(e for entries in options for e in entries)
+        index_of: list[int] = []
+        for e in range(len(self.expected)):
+            high = constraints.high[e]
+            made = fits[e] if high is None else min(high, fits[e])
+            index_of.extend([e] * max(self.least(e, constraints), made))
+        plain = _Matching(
+            self.steps, compile_calls([written[e] for e in index_of], self.spec), self.spec
+        ).run()
+        rows = tuple(
+            row._replace(expected=None if row.expected is None else index_of[row.expected])
+            for row in plain.pairs
+        )
+        taken = tuple(
+            (row.expected, row.executed) for row in rows
+            if row.expected is not None and row.executed is not None and row.ok
+        )
+        self.work += plain.work
+        paired = len({e for e, _ in taken})
+        if plain.matched:  # only the counts and edges together rule every pairing out
+            why = ("no assignment of the calls meets the mode, the counts and the after / "
+                   "uses_result_of edges together")
+            rows = tuple(row._replace(ok=False) if row.expected is not None else row
+                         for row in rows)
+            return TrajectoryMatch(False, self.failure([why]), rows, paired, self.work,
+                                   taken, (Broken(None, (), "together", why),))
+        return TrajectoryMatch(False, plain.details, rows, paired, self.work, taken, ())
 
     # -- alignment rows -----------------------------------------------------------------
 

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from openeval.errors import TestCaseError
+from openeval.matching.constraints import read_constraints
 from openeval.matching.matchers import compile_fields
 from openeval.matching.trajectory import TrajectorySpec, compile_calls
 
@@ -21,7 +23,8 @@ def validate_test_case_matchers(
 
     Checks the values of ``expected_tool_calls[*].args`` and ``expected_final_state`` (an
     unknown ``$`` key, a regex that does not compile or is refused, a malformed operand), and
-    ``trajectory`` with the expected calls compiled under it (its ``per_tool`` paths included).
+    ``trajectory`` with the expected calls compiled under it (its ``per_tool`` paths included),
+    and the expected calls' order and count keys (ids, edges, counts).
     Raises TestCaseError naming ``source`` and the JSON path of the first problem. ``document``
     must already fit the test case schema.
     """
@@ -32,6 +35,48 @@ def validate_test_case_matchers(
         if trajectory is not None else TrajectorySpec()
     )
     compile_calls(calls, spec, source=source)
+    read_constraints(calls, source=source)
+    if document.get("turns") is not None:
+        check_turns(document["turns"], source=source)
+    if document.get("state") is not None:
+        from openeval.matching.state import read_state_spec
+
+        read_state_spec(document["state"], source=source)
     state = document.get("expected_final_state")
     if isinstance(state, Mapping):
         compile_fields(state, "expected_final_state", source=source)
+
+
+TURN_KEYS: tuple[str, ...] = (
+    "expected_output_contains", "expected_tool_calls", "max_steps", "trajectory", "user",
+)
+"""The keys of one entry of a test case's ``turns``."""
+
+
+def check_turns(value: Any, where: str = "turns", source: str | Path | None = None) -> None:
+    """Raise TestCaseError naming the JSON path when ``turns`` is malformed: an entry that is
+    not an object, an unknown key, a ``user`` that is not a turn number from 1, or expected
+    calls, order and count keys, matchers or a trajectory that do not compile."""
+    if not isinstance(value, list):
+        raise TestCaseError(f"expected a list, got {type(value).__name__}", source=source,
+                            location=where)
+    for n, entry in enumerate(value):
+        at = f"{where}[{n}]"
+        if not isinstance(entry, Mapping):
+            raise TestCaseError('expected an object {"user": k, ...}', source=source,
+                                location=at)
+        for key in entry:
+            if key not in TURN_KEYS:
+                raise TestCaseError(f"unknown key {key!r}; expected one of: "
+                                    f"{', '.join(TURN_KEYS)}", source=source,
+                                    location=f"{at}.{key}")
+        user = entry.get("user")
+        if isinstance(user, bool) or not isinstance(user, int) or user < 1:
+            raise TestCaseError(f"expected a user turn number from 1, got {user!r}",
+                                source=source, location=f"{at}.user")
+        trajectory = entry.get("trajectory")
+        spec = (TrajectorySpec.from_json(trajectory, f"{at}.trajectory", source)
+                if trajectory is not None else TrajectorySpec())
+        calls = entry.get("expected_tool_calls") or []
+        compile_calls(calls, spec, where=f"{at}.expected_tool_calls", source=source)
+        read_constraints(calls, f"{at}.expected_tool_calls", source)

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
     from openeval.metrics.freshness import FixtureFreshness
     from openeval.metrics.goal import GoalCompletionRate
     from openeval.metrics.output import OutputContains
+    from openeval.metrics.state_diff import StateDiff
     from openeval.metrics.tool_selection import ToolSelectionAccuracy
     from openeval.metrics.trajectory import TrajectoryMatching
+    from openeval.metrics.turns import TurnExpectations
 
 __all__ = [
     "ArgumentCorrectness",
@@ -46,10 +48,12 @@ __all__ = [
     "Measurement",
     "Metric",
     "OutputContains",
+    "StateDiff",
     "StepBudget",
     "StepEfficiency",
     "ToolSelectionAccuracy",
     "TrajectoryMatching",
+    "TurnExpectations",
     "all_metrics",
     "get_metric",
     "metric_names",

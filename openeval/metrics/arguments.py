@@ -11,6 +11,7 @@ from openeval.errors import OpenEvalError
 from openeval.matching.alignment import AlignedCall, Difference, alignment_data, args_problem
 from openeval.matching.calls import MAX_COMPARISONS
 from openeval.matching.matchers import Expected, Mismatch, compile_expected
+from openeval.matching.shared import counts_match
 from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
 from openeval.metrics._common import (
     ExpectedCall,
@@ -18,6 +19,7 @@ from openeval.metrics._common import (
     join_bounded,
     with_unrecorded_note,
 )
+from openeval.metrics._rules import arguments_by_rules
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import MISSING, canonical_key, json_equal, short_json
@@ -49,6 +51,10 @@ class ArgumentCorrectness(Metric):
     not valid JSON are named as such), and the result's data holds each expected call beside
     the executed call it was paired with.
     Not applicable when no expected call lists any arguments.
+
+    When the expected calls carry order or count keys, the pairs are those of the one
+    assignment the call metrics share (:mod:`openeval.metrics._rules`), each pair scoring the
+    expected values its call carries; an optional call not made is not judged.
     """
 
     name = "argument_correctness"
@@ -56,6 +62,9 @@ class ArgumentCorrectness(Metric):
 
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the share of expected key-value pairs matched under the best pairing."""
+        shared = counts_match(trace.steps, test_case)
+        if shared is not None:
+            return arguments_by_rules(shared, trace, test_case)
         wanted = [call for call in expected_calls(test_case) if call.args]
         total = sum(len(call.args) for call in wanted)
         if not total:

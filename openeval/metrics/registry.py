@@ -30,6 +30,8 @@ BUILTIN: dict[str, str] = {
     "output_contains": "openeval.metrics.output:OutputContains",
     "step_budget": "openeval.metrics.budget:StepBudget",
     "trajectory_match": "openeval.metrics.trajectory:TrajectoryMatching",
+    "state_diff": "openeval.metrics.state_diff:StateDiff",
+    "turn_expectations": "openeval.metrics.turns:TurnExpectations",
 }
 """Built-in metrics in the order every report lists them; one line adds a metric."""
 

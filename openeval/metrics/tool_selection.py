@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections import Counter
 
 from openeval.matching.alignment import alignment_data, selection_rows
+from openeval.matching.shared import counts_match
 from openeval.metrics._common import (
     counted,
     expected_calls,
     join_bounded,
     with_unrecorded_note,
 )
+from openeval.metrics._rules import selection_by_rules
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.values import short_json
@@ -32,6 +34,11 @@ class ToolSelectionAccuracy(Metric):
     holds the expected and executed calls side by side, and when the trace could not show
     calls at all (an OTel trace recorded without message content), the details say so and how
     to record them. Not applicable when the test case expects no calls.
+
+    When the expected calls carry order or count keys (``times``, ``optional``, ``after`` ...),
+    the score is the share of expected calls whose count holds in the one assignment the call
+    metrics share (:mod:`openeval.metrics._rules`): a second identical refund fails
+    ``times: 1``; an optional call may be missing.
     """
 
     name = "tool_selection_accuracy"
@@ -39,6 +46,9 @@ class ToolSelectionAccuracy(Metric):
 
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the multiset overlap of executed and expected tool names."""
+        shared = counts_match(trace.steps, test_case)
+        if shared is not None:
+            return selection_by_rules(shared, trace, test_case)
         expected: dict[str, int] = {}
         for call in expected_calls(test_case):
             expected[call.tool] = expected.get(call.tool, 0) + 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from openeval.matching.alignment import alignment_data, trajectory_rows
+from openeval.matching.shared import case_match
 from openeval.matching.trajectory import TrajectorySpec, match_trajectory
 from openeval.metrics._common import with_unrecorded_note
 from openeval.metrics.base import Measurement, Metric, not_applicable
@@ -33,6 +34,12 @@ class TrajectoryMatching(Metric):
     (:mod:`openeval.matching.alignment`). Not applicable when the test case has no
     ``trajectory``, or when its mode is ``in_order`` or ``superset`` and it expects no calls
     (nothing to look for).
+
+    Expected calls may carry ``id``, ``after`` and ``uses_result_of`` (a partial order, honoured
+    in every mode), and ``times`` / ``min_times`` / ``max_times`` / ``optional`` (counts): one
+    exact search finds whether any assignment meets the mode, every edge and every count
+    (:mod:`openeval.matching.solver`), and the details name the broken edge or count with its
+    steps. ``uses_result_of`` on a trace that records no model turns is an error.
     """
 
     name = "trajectory_match"
@@ -45,7 +52,8 @@ class TrajectoryMatching(Metric):
         spec = TrajectorySpec.from_json(test_case.trajectory)
         if not test_case.expected_tool_calls and spec.mode in _NEED_EXPECTED:
             return not_applicable(f"no expected tool calls for {spec.mode} to look for")
-        found = match_trajectory(trace.steps, test_case.expected_tool_calls, spec)
+        found = case_match(trace.steps, test_case) or match_trajectory(
+            trace.steps, test_case.expected_tool_calls, spec)
         if found.matched:
             extra = sorted({trace.steps[p.executed].tool_name or "" for p in found.pairs
                             if p.expected is None and p.executed is not None

@@ -38,6 +38,8 @@ EXPECTATION_READERS: dict[str, tuple[str, ...]] = {
     "timeout_seconds": ("step_budget",),
     "optimal_steps": ("step_efficiency",),
     "trajectory": ("trajectory_match",),
+    "state": ("state_diff",),
+    "turns": ("turn_expectations",),
 }
 """Each expectation key of a test case and the built-in metrics that read it. (A check entry
 reads its own settings and ``expected_output``, which no metric reads, so that key is not

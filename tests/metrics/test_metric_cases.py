@@ -1,13 +1,13 @@
 """Every metric against the tables of cases in ``tests/data/metrics/<metric name>.json``.
 
-A case is a JSON object: ``id``; ``steps`` in a compact form (see :func:`expand_step`);
-optional ``final_output``, ``actual_state``, ``metadata``; ``testcase`` (EvalTestCase fields,
-``task_id`` optional); and the expected ``score``, ``passed`` (true, false or null for n.a.)
-and ``details`` (a substring the details line must contain). A case may also give what the
-result's structured data holds: ``alignment`` (``[expected index, step id, status]`` per row),
-``first_divergence`` (its ``[expected index, step id, status]``), ``differences`` (``[where,
-expected, got]`` of the first divergence's row) and ``notes``; ``"alignment": []`` says the data
-holds no alignment.
+A case is a JSON object: ``id``; ``steps`` in a compact form (see :func:`expand_step`); optional
+``final_output``, ``actual_state``, ``initial_state``, ``messages``, ``metadata``; ``testcase``
+(EvalTestCase fields, ``task_id`` optional); and the expected ``score``, ``passed`` (true, false
+or null for n.a.) and ``details`` (a substring the details line must contain). A case may also
+give what the result's structured data holds: ``alignment`` (``[expected index, step id,
+status]`` per row), ``first_divergence`` (its ``[expected index, step id, status]``),
+``differences`` (``[where, expected, got]`` of the first divergence's row) and ``notes``;
+``"alignment": []`` says the data holds no alignment.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pytest
 
 from openeval.jsonio import read_json_file
 from openeval.metrics import get_metric, metric_names
-from openeval.models import AgentTrace, EvalTestCase, TraceStep
+from openeval.models import AgentTrace, EvalTestCase, Message, TraceStep
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "metrics"
 
@@ -77,6 +77,8 @@ def test_metric_case(metric_name: str, case: dict[str, Any]) -> None:
         steps=[expand_step(i, s) for i, s in enumerate(case["steps"])],
         final_output=case.get("final_output", ""),
         actual_state=case.get("actual_state", {}),
+        initial_state=case.get("initial_state"),
+        messages=[Message.from_dict(m) for m in case.get("messages", [])],
         metadata=case.get("metadata", {}),
         signals=case.get("signals"),
     )
