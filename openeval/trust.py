@@ -47,7 +47,7 @@ class CodePolicy:
         """Return why the check file ``file`` may not run here; None when it may."""
         if not self.files:
             return (f"runs the code in {file}; code checks run only when the run is started "
-                    f"with {ALLOW_CODE_FLAG}")
+                    f"with {ALLOW_CODE_FLAG} (pytest: --openeval{ALLOW_CODE_FLAG[1:]})")
         if self.root is None:
             return None
         real = os.path.realpath(file)
@@ -66,8 +66,8 @@ class CodePolicy:
                 return None
         named = ", ".join(self.modules) if self.modules else "none"
         return (f"imports module {module!r}, which this run does not allow (allowed: {named}); "
-                f"start the run with {ALLOW_MODULE_FLAG} {module.partition('.')[0]} to let it "
-                "run")
+                f"start the run with {ALLOW_MODULE_FLAG} {module.partition('.')[0]} (pytest: "
+                f"--openeval{ALLOW_MODULE_FLAG[1:]}) to let it run")
 
     def confined_to(self, root: str | None) -> CodePolicy:
         """Return this policy with check files confined to ``root`` (resolved); None lifts it."""

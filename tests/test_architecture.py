@@ -34,7 +34,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "openeval.deprecation",
      "openeval.io.files"),  # the one rule for which files may be read; jsonio applies it too
     ("openeval.registry",),
-    ("openeval.models", "openeval.scores", "openeval.values", "openeval.jsonio"),
+    ("openeval.models", "openeval.scores", "openeval.values", "openeval.jsonio",
+     "openeval.trust"),  # which user code a run may run: a value every layer above carries
     ("openeval.schemas",),
     ("openeval.io",),
     ("openeval.matching",),

@@ -35,17 +35,40 @@ def read_limits(function: _F) -> _F:
 
 
 def load_options(
-    agent_spec: str | None, max_decompressed_bytes: int | None, max_line_bytes: int | None
+    agent_spec: str | None,
+    max_decompressed_bytes: int | None,
+    max_line_bytes: int | None,
+    allow_code: bool = False,
+    allow_code_modules: tuple[str, ...] = (),
 ) -> Any:
-    """Return the LoadOptions that the :func:`read_limits` flags ask for."""
+    """Return the LoadOptions that the :func:`read_limits` and :func:`code_options` flags ask
+    for."""
     from openeval.adapters.base import LoadOptions
+    from openeval.trust import CodePolicy
 
     defaults = LoadOptions()
     return LoadOptions(
         agent_spec=agent_spec,
         max_decompressed_bytes=max_decompressed_bytes or defaults.max_decompressed_bytes,
         max_line_bytes=max_line_bytes or defaults.max_line_bytes,
+        code=CodePolicy(files=allow_code, modules=allow_code_modules),
     )
+
+
+def code_options(function: _F) -> _F:
+    """Add ``--allow-code`` and ``--allow-code-module`` (openeval/trust.py): the opt-in no
+    file of a pull request can give."""
+    for option in reversed((
+        click.option("--allow-code", is_flag=True,
+                     help="Run the check files that check entries name (only files inside the "
+                          "suite folder). Without it a code check is a test case error."),
+        click.option("--allow-code-module", "allow_code_modules", multiple=True,
+                     metavar="MODULE",
+                     help="Let check entries and test cases' agent_spec import this module "
+                          "and its submodules. Repeatable."),
+    )):
+        function = option(function)
+    return function
 
 
 def gate_options(function: _F) -> _F:

@@ -78,6 +78,7 @@ def parse_reports(values: tuple[str, ...]) -> list[tuple[str, Path | None]]:
               help="Run only these metrics (comma-separated names).")
 @options.trace_format
 @options.read_limits
+@options.code_options
 @click.option("--report", "report_options", multiple=True, metavar="FORMAT[=PATH]",
               help="Also render the results in FORMAT (markdown, json, junit, github, html, ...), "
                    "into PATH or onto stdout after the summary. Repeatable.")
@@ -111,6 +112,8 @@ def run(
     agent_spec: str | None,
     max_decompressed_bytes: int | None,
     max_line_bytes: int | None,
+    allow_code: bool,
+    allow_code_modules: tuple[str, ...],
     report_options: tuple[str, ...],
     junit_path: Path | None,
     allow_outside_suite: bool,
@@ -138,7 +141,8 @@ def run(
         raise click.UsageError("give either --suite, or --trace with --testcase, not both")
     if suite_dir is None and testcase_path is None:
         raise click.UsageError("give --suite DIR, or --trace FILE with --testcase FILE")
-    load = options.load_options(agent_spec, max_decompressed_bytes, max_line_bytes)
+    load = options.load_options(agent_spec, max_decompressed_bytes, max_line_bytes, allow_code,
+                                allow_code_modules)
     with ExitStack() as held:
         held.enter_context(_signals_stop_the_run())
         try:

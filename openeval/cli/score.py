@@ -65,6 +65,7 @@ _PROGRESS_EVERY = 0.25
               help="Ray cluster to connect to (--engine ray); default: start a local one.")
 @options.trace_format
 @options.read_limits
+@options.code_options
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary line.")
 def score(
     traces: tuple[str, ...],
@@ -79,6 +80,8 @@ def score(
     agent_spec: str | None,
     max_decompressed_bytes: int | None,
     max_line_bytes: int | None,
+    allow_code: bool,
+    allow_code_modules: tuple[str, ...],
     quiet: bool,
 ) -> None:
     """Score every trace in TRACES (files, folders, globs; many traces per file).
@@ -88,14 +91,16 @@ def score(
     """
     if address is not None and engine != "ray":
         raise click.UsageError("--address applies to --engine ray")
-    load = options.load_options(agent_spec, max_decompressed_bytes, max_line_bytes)
+    load = options.load_options(agent_spec, max_decompressed_bytes, max_line_bytes, allow_code,
+                                allow_code_modules)
     try:
         from openeval.cli.gates import parse_gates
         from openeval.production.plan import load_checks
         from openeval.production.records import expand_inputs
 
         gates = parse_gates(fail_under_check, flag="--fail-under-check")
-        plan = load_checks(checks_path)
+        # Check files only from inside the working folder (the checkout), links resolved.
+        plan = load_checks(checks_path, code_policy=load.code.confined_to(os.getcwd()))
         _check_gate_names(gates, plan)
         if trace_format is not None:
             from openeval.adapters.registry import get_adapter

@@ -21,6 +21,7 @@ from openeval.results.records import CheckResult
 from openeval.scores import Score, Scores
 from openeval.scoring import compile_plan, score
 from openeval.testcase_file import load_test_case
+from openeval.trust import TRUSTED
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "code_checks"
 CASE = DATA / "case"
@@ -39,7 +40,8 @@ def test_case() -> EvalTestCase:
 
 def _score(folder: Path, test_case: EvalTestCase, trace: AgentTrace,
            checks: list[dict[str, Any]]) -> tuple[CheckResult, ...]:
-    plan = compile_plan(replace(test_case, checks=checks), source=folder / "testcase.json")
+    plan = compile_plan(replace(test_case, checks=checks), code_policy=TRUSTED,
+                        source=folder / "testcase.json")
     return score(trace, plan)
 
 
@@ -136,7 +138,7 @@ def test_inputs_fall_back_to_the_trace_when_the_case_has_none(tmp_path: Path) ->
     ), encoding="utf-8")
     bare = AgentTrace(task_id="chat", input="Where is my parcel?", final_output="On its way.")
     test_case = EvalTestCase(task_id="chat", metrics=[], checks=[{"code": "echo.py"}])
-    score(bare, compile_plan(test_case, source=tmp_path / "testcase.json"))
+    score(bare, compile_plan(test_case, code_policy=TRUSTED, source=tmp_path / "testcase.json"))
     assert _seen(tmp_path / "echo.py") == {
         "scenario_input": "Where is my parcel?", "model_input": "Where is my parcel?",
         "scenario_result": None,
