@@ -72,18 +72,23 @@ def code_options(function: _F) -> _F:
 
 
 def gate_options(function: _F) -> _F:
-    """Add ``--fail-under-metric``, ``--fail-under-cases`` and ``--trials-rule``."""
+    """Add ``--fail-under-metric``, ``--fail-under-cases``, ``--trials-rule`` and
+    ``--trust-config-gates``."""
     for option in reversed((
         click.option("--fail-under-metric", "fail_under_metric", multiple=True,
                      metavar="NAME=X",
                      help="Also gate on one metric or check alone: its pass rate must reach X "
-                          "(0-1). Repeatable; wins over [gates] in openeval.toml."),
+                          "(0-1). Repeatable; [gates] in openeval.toml may only raise it."),
         click.option("--fail-under-cases", type=click.FloatRange(0.0, 1.0),
                      help="Pass the gate when the share of cases that passed is at least this "
                           "(0-1), even if some failed. An errored case still fails it."),
         click.option("--trials-rule", metavar="RULE",
                      help="How a case with several trials passes: all (default), majority, or "
                           "pass_at_k=K. Wins over [trials] rule in openeval.toml."),
+        click.option("--trust-config-gates", is_flag=True,
+                     help="Let openeval.toml's fail_under, fail_under_cases and [gates] loosen "
+                          "the gate the command line gives (by default they may only tighten "
+                          "it)."),
     )):
         function = option(function)
     return function

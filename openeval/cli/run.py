@@ -122,6 +122,7 @@ def run(
     fail_under_metric: tuple[str, ...],
     fail_under_cases: float | None,
     trials_rule: str | None,
+    trust_config_gates: bool,
     baseline_dir: Path | None,
     baseline_reports: tuple[str, ...],
     tolerance: float,
@@ -175,7 +176,7 @@ def run(
                 held.enter_context(output_folder_lock(output_dir))
                 # Before the first case is scored: an interrupted run leaves no old verdict.
                 prepare_output(output_dir)
-            floors = _Floors(fail_under, fail_under_cases, tuple(gates))
+            floors = _Floors(fail_under, fail_under_cases, tuple(gates), trust_config_gates)
             # The HTML case view draws the step timeline and the output diff from the excerpt.
             keep = keep_steps or any(name == "html" for name, _ in reports)
             if suite_dir is not None:
@@ -265,6 +266,8 @@ class _Floors:
     fail_under: float | None
     fail_under_cases: float | None
     gates: tuple[Gate, ...]
+    trust_config: bool = False
+    """``--trust-config-gates``: the configuration's gate lines may loosen these."""
 
 
 def _compare_with_baseline(
@@ -309,6 +312,7 @@ def _run_suite(
             fail_under=floors.fail_under, progress=progress, allow_outside=allow_outside,
             gates=floors.gates, fail_under_cases=floors.fail_under_cases,
             trials_rule=trials_rule, workers=workers, keep_steps=keep_steps,
+            trust_config_gates=floors.trust_config,
         )
     print_suite(suite, quiet=quiet)
     return suite
