@@ -138,9 +138,9 @@ def run_suite(
     A configuration may only tighten the gate the arguments give (``openeval.suite.gates``,
     proposals/0162-config-gates-only-tighten.md): a ``fail_under`` when the arguments give none
     (the default "every case passes"), or a line lower than the argument's, is not applied and
-    the gate's reason says so, unless ``trust_config_gates``. Raises SuiteError when the folder holds
-    no case, a metric name or the trials rule is unknown, or a gate names no metric or check of
-    the run.
+    the gate's reason says so, unless ``trust_config_gates``. Raises SuiteError when the folder
+    holds no case, a metric name or the trials rule is unknown, or a gate names no metric or
+    check of the run.
 
     ``run_suite(path, [metric objects])``, the openeval-core 0.2.1 form, still works: it warns
     (DeprecationWarning) and returns 0.2.1's ``{task_id: {"task_id", "metrics"}}`` dict.

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from openeval.errors import OpenEvalError, ResultFileError
-from openeval.jsonio import dump_json, parse_json, read_json_file
+from openeval.jsonio import dump_json, read_json_file
 from openeval.results.records import CaseResult, CheckResult, CheckSpec, SuiteResult
 from openeval.results.trials import TrialsRule
 from openeval.schemas import validate
