@@ -183,6 +183,11 @@ def run_suite(
         metadata["config"] = [Path(f).relative_to(root).as_posix() for f in config.files]
     if trials_rule is not None:
         metadata["trials_rule"] = trials_rule
+    # Recorded so that `openeval report` and `diff` word the gate as the run did.
+    if merged.sources:
+        metadata["gate_sources"] = dict(merged.sources)
+    if merged.notes:
+        metadata["gate_notes"] = list(merged.notes)
     suite = SuiteResult(
         cases=tuple(cases), fail_under=fail_under, metadata=metadata,
         gates=tuple(lines.items()), fail_under_cases=fail_under_cases,

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from openeval.errors import TestCaseError
+from openeval.matching.regex_bounds import backtracking_risk
 
 # TODO(lead): move to util if helper A's util grows a settings reader; these are private to
 # part B's checks (safety, conversation, context, agent, trace).
@@ -133,4 +134,8 @@ def patterns(
                 f"{check}: setting {setting!r}[{index}]: the pattern {pattern!r} does not "
                 f"compile: {exc}"
             ) from None
+        risk = backtracking_risk(pattern)  # Python's re cannot be stopped once it runs
+        if risk is not None:
+            raise TestCaseError(f"{check}: setting {setting!r}[{index}]: the pattern "
+                                f"{pattern!r} {risk}")
     return compiled

@@ -33,6 +33,8 @@ from openeval.checks.util import (
 from openeval.checks.util import boolean_score as _boolean
 from openeval.checks.util import categorical_score as _categorical
 from openeval.checks.util import numeric_score as _numeric
+from openeval.errors import OpenEvalError
+from openeval.matching.regex_bounds import backtracking_risk
 from openeval.scores import Scores
 from openeval.values import json_equal
 
@@ -196,10 +198,17 @@ def json_validity(
 
 
 def _compile(pattern: str) -> tuple[re.Pattern[str] | None, str]:
+    """Return the compiled pattern, or None and why it does not compile; raise OpenEvalError
+    (an errored check naming it) for a pattern that can backtrack exponentially, which Python's
+    ``re`` could not stop once started (openeval/matching/regex_bounds.py)."""
     try:
-        return re.compile(pattern, re.MULTILINE), ""
+        compiled = re.compile(pattern, re.MULTILINE)
     except re.error as exc:
         return None, f"pattern {pattern!r} does not compile: {exc}"
+    risk = backtracking_risk(pattern)
+    if risk is not None:
+        raise OpenEvalError(f"regex_match: the pattern {pattern!r} {risk}")
+    return compiled, ""
 
 
 @declares("regex_pass")

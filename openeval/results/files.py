@@ -326,9 +326,20 @@ def read_results(in_dir: str | Path) -> SuiteResult:
         metadata=summary["metadata"],
         gates=tuple((g["name"], g["line"]) for g in summary.get("gates", [])),
         fail_under_cases=summary.get("fail_under_cases"),
+        gate_sources=_gate_sources(summary["metadata"]),
+        gate_notes=tuple(n for n in summary["metadata"].get("gate_notes", ())
+                         if isinstance(n, str)),
     )
     _agree(summary, summary_document(suite, listed), summary_path)
     return suite
+
+
+def _gate_sources(metadata: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Return the gate lines' sources a run recorded in its metadata (proposals/0162)."""
+    found = metadata.get("gate_sources")
+    if not isinstance(found, dict):
+        return ()
+    return tuple((k, v) for k, v in sorted(found.items()) if isinstance(v, str))
 
 
 def _listed(
