@@ -65,6 +65,8 @@ class ActionInputs:
     metrics: str = ""
     args: str = ""
     baseline: str = ""
+    allow_code: str = ""
+    """``true`` passes ``--allow-code``: the workflow's opt-in (proposals/0160)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
@@ -76,6 +78,7 @@ class ActionInputs:
             metrics=env.get("OPENEVAL_METRICS", "").strip(),
             args=env.get("OPENEVAL_ARGS", ""),
             baseline=env.get("OPENEVAL_BASELINE", "").strip(),
+            allow_code=env.get("OPENEVAL_ALLOW_CODE", "").strip(),
         )
 
     def run_argv(self) -> list[str]:
@@ -83,6 +86,8 @@ class ActionInputs:
         argv = ["run", "--suite", self.suite, "--output", self.output]
         if self.fail_under:
             argv += ["--fail-under", self.fail_under]
+        if self.allow_code.lower() == "true":
+            argv += ["--allow-code"]
         if self.metrics:
             argv += ["--metrics", self.metrics]
         if self.baseline:
