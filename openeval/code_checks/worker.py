@@ -38,6 +38,7 @@ from typing import IO, Any, NoReturn
 from openeval.code_checks.loader import CodeCheckRef
 from openeval.code_checks.types import CodeCheckError
 from openeval.code_checks.worker_main import _HEADER, MAX_ANSWER_BYTES, write_frame
+from openeval.errors import OpenEvalError
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.scores import DATA_TYPES, Score, Scores
 
@@ -216,11 +217,11 @@ def _died(ref: CodeCheckRef, how: str, deadline: float) -> CodeCheckError:
 
 
 def _read_answer(payload: bytes, ref: CodeCheckRef) -> Scores:
-    import orjson
+    from openeval.jsonio import parse_json
 
     try:
-        found = orjson.loads(payload)
-    except orjson.JSONDecodeError:
+        found = parse_json(payload, max_depth=8)
+    except OpenEvalError:
         found = None
     if isinstance(found, dict) and set(found) == {"error", "source"}:
         message, source = found["error"], found["source"]
