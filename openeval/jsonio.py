@@ -45,6 +45,7 @@ def parse_json(
     error: type[OpenEvalError] = OpenEvalError,
     first_line: int = 1,
     max_depth: int | None = None,
+    expected: str = "a trace",
 ) -> Any:
     """Return the JSON value in ``data``; raise ``error`` naming the line and column if invalid.
 
@@ -67,7 +68,8 @@ def parse_json(
     if max_depth is not None:
         path = too_deep_in(data, value, max_depth)
         if path is not None:
-            raise error(depth_message(max_depth), source=source, location=path or None)
+            raise error(depth_message(max_depth, expected), source=source,
+                        location=path or None)
     if _may_hold_big_integer(data):
         return _parse_exact(data, source=source, error=error)
     return value
@@ -173,10 +175,10 @@ def no_memory_message(size: int) -> str:
     return f"too large to parse in the memory available ({size} bytes of JSON)"
 
 
-def depth_message(limit: int) -> str:
+def depth_message(limit: int, expected: str = "a trace") -> str:
     """Return the error message for a value nested more than ``limit`` levels deep."""
     return (
-        f"nested more than {limit} levels deep (MAX_JSON_DEPTH); expected a trace, not a "
+        f"nested more than {limit} levels deep (MAX_JSON_DEPTH); expected {expected}, not a "
         "deeply nested value"
     )
 
@@ -286,6 +288,10 @@ def join_path(base: str, part: str | int) -> str:
     return base + piece if piece.startswith("[") else f"{base}.{piece}"
 
 
+MAX_JSON_FILE_BYTES = 1 << 30
+"""Largest JSON file (a test case, a result file, a summary) read whole: 1 GiB."""
+
+
 def read_json_file(
     path: Path, *, error: type[OpenEvalError] = OpenEvalError, unique_keys: bool = False
 ) -> Any:
@@ -299,10 +305,16 @@ def read_json_file(
     handle, size = open_regular(path, error=error, expected="a JSON file")
     try:
         with handle:
+            if size > MAX_JSON_FILE_BYTES:
+                raise error(f"{size} bytes, over the {MAX_JSON_FILE_BYTES}-byte limit for one "
+                            "JSON file", source=path)
             data = handle.read(size + 1)
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", source=path) from None
-    value = parse_json(data, source=path, error=error)
+    # Nested at most MAX_JSON_DEPTH levels: deeper, a schema check or a walk would recurse
+    # past Python's limit (a test case's 1,000-deep value, a committed results file).
+    value = parse_json(data, source=path, error=error, max_depth=MAX_JSON_DEPTH,
+                       expected="a JSON file")
     if unique_keys and _may_repeat_a_key(data, value):
         _refuse_duplicate_keys(data, source=path, error=error)
     return value

@@ -113,6 +113,7 @@ def run_suite(
     fail_under_cases: float | None = None,
     trials_rule: str | None = None,
     keep_steps: bool = False,
+    trust_config_gates: bool = False,
 ) -> SuiteResult:
     """Return the results of every case under ``suite_dir``, in sorted path order.
 
@@ -126,9 +127,14 @@ def run_suite(
     defaults and the run its ``fail_under``, ``fail_under_cases`` and gates; the arguments win
     over them (``gates``, ``(name, line, where given)``, name by name). ``trials_rule`` judges
     every case with trials. ``keep_steps`` keeps a bounded excerpt of each trace in its result
-    (the HTML report's step timeline and output diff). Raises SuiteError when the folder holds
-    no case, a metric name or the trials rule is unknown, or a gate names no metric or check of
-    the run.
+    (the HTML report's step timeline and output diff).
+
+    A configuration may only tighten the gate the arguments give (``openeval.suite.gates``,
+    proposals/0162-config-gates-only-tighten.md): a ``fail_under`` when the arguments give none
+    (the default "every case passes"), or a line lower than the argument's, is not applied and
+    the gate's reason says so, unless ``trust_config_gates``. Raises SuiteError when the folder
+    holds no case, a metric name or the trials rule is unknown, or a gate names no metric or
+    check of the run.
 
     ``run_suite(path, [metric objects])``, the openeval-core 0.2.1 form, still works (see
     :func:`openeval.compat.legacy.with_021_form`): it warns (DeprecationWarning) and returns
@@ -145,18 +151,13 @@ def run_suite(
         get_adapter(format)
     specs = discover(suite_dir)
     config = load_suite_config(suite_dir)
-    settings = config.run_settings()
-    if fail_under is None and settings.fail_under is not None:
-        fail_under = settings.fail_under[0]
-    if fail_under_cases is None and settings.fail_under_cases is not None:
-        fail_under_cases = settings.fail_under_cases[0]
-    lines: dict[str, float] = {}
-    where: dict[str, str] = {}
-    for name, line, origin in settings.gates:
-        lines[name], where[name] = line, f"{origin}: gates.{name}"
-    for name, line, given in gates:
-        lines.pop(name, None)  # the command line wins, and its gates come after the file's
-        lines[name], where[name] = line, given
+    from openeval.suite.gates import merge_gates
+
+    merged = merge_gates(config.run_settings(), fail_under=fail_under,
+                         fail_under_cases=fail_under_cases, gates=gates,
+                         trusted=trust_config_gates)
+    fail_under, fail_under_cases = merged.fail_under, merged.fail_under_cases
+    lines, where = merged.lines, merged.where
     plan = RunPlan.of(metrics, format, options, confine_to=suite_dir, allow_outside=allow_outside,
                       config=config, trials_rule=trials_rule, keep_steps=keep_steps)
     chosen = engine or default_engine(len(specs), workers)
@@ -178,9 +179,15 @@ def run_suite(
         metadata["ignored_settings"] = ignored
     if trials_rule is not None:
         metadata["trials_rule"] = trials_rule
+    # Recorded so that `openeval report` and `diff` word the gate as the run did.
+    if merged.sources:
+        metadata["gate_sources"] = dict(merged.sources)
+    if merged.notes:
+        metadata["gate_notes"] = list(merged.notes)
     suite = SuiteResult(
         cases=tuple(cases), fail_under=fail_under, metadata=metadata,
         gates=tuple(lines.items()), fail_under_cases=fail_under_cases,
+        gate_sources=merged.sources, gate_notes=merged.notes,
     )
     check_gate_names(suite, where)
     return suite

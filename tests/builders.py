@@ -10,9 +10,11 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
+from openeval.adapters.base import LoadOptions
 from openeval.cli import main
 from openeval.results.records import CaseResult, CheckResult, CheckSpec
 from openeval.scores import Score, Verdict
+from openeval.trust import CodePolicy
 
 _VERDICTS: dict[bool | str | None, Verdict] = {
     True: "pass", False: "fail", None: "n.a.", "error": "error",
@@ -44,11 +46,15 @@ def case(
 
 GOOD_CASE = Path(__file__).resolve().parent / "data" / "suites" / "mixed" / "a-good"
 
+ALLOW_CODE = LoadOptions(code=CodePolicy(files=True))
+"""Read options with what ``--allow-code`` gives: check files inside the suite may run."""
+
+# The check runs in the code-check worker, whose parent is the process scoring the case.
 _SLOW_CHECK = """import os, pathlib, signal, time
 def evaluate(params):
-    pathlib.Path({marks!r}, str(os.getpid())).touch()
+    pathlib.Path({marks!r}, str(os.getppid())).touch()
     if params.get("kill"):
-        os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getppid(), signal.SIGKILL)
     time.sleep({seconds!r})
     return True
 """
@@ -59,8 +65,9 @@ def slow_suite(root: Path, *, cases: int, seconds: float, killer: int | None = N
     that sleeps ``seconds`` after touching ``<pid>`` in a marks folder beside ``root`` (so a
     test knows which processes are scoring, without guessing at timing); return that folder.
 
-    The check of case number ``killer`` kills its own process with SIGKILL instead, as the
-    OOM killer kills a process that a hostile case made grow."""
+    The check of case number ``killer`` kills the process scoring it with SIGKILL instead, as
+    the OOM killer kills a process that a hostile case made grow. Its code runs only with the
+    opt-in: ``--allow-code``, or :data:`ALLOW_CODE` in a plan."""
     marks = root.parent / f"{root.name}-marks"
     marks.mkdir(parents=True)
     root.mkdir(exist_ok=True)

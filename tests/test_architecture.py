@@ -36,7 +36,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
      "openeval.io.files"),  # the one rule for which files may be read; jsonio applies it too
     ("openeval.registry",),
     ("openeval.models", "openeval.scores", "openeval.values", "openeval.jsonio",
-     "openeval.compat.metric"),  # 0.2.1's BaseMetric, re-exported by openeval.metrics
+     "openeval.compat.metric",  # 0.2.1's BaseMetric, re-exported by openeval.metrics
+     "openeval.trust"),  # which user code a run may run: a value every layer above carries
     ("openeval.schemas",),
     ("openeval.io",),
     ("openeval.matching",),
@@ -161,8 +162,13 @@ promises to work without an SDK it reads the output of."""
 EDGES = ("openeval.cli", "openeval.ci")
 """The only packages that may print, write to the console or exit."""
 
-CONSOLE_ALLOWED: dict[tuple[str, str], str] = {}
-"""``(module, what) -> reason`` for a core module that genuinely must print or exit; none yet."""
+CONSOLE_ALLOWED: dict[tuple[str, str], str] = {
+    ("openeval.code_checks.worker_main", "raise SystemExit"):
+        "the code-check worker is a process of its own: it ends when its parent is gone",
+    ("openeval.code_checks.worker_main", "os._exit"):
+        "the code-check worker ends without waiting for threads the user's code left running",
+}
+"""``(module, what) -> reason`` for a core module that genuinely must print or exit."""
 
 Category = Literal["top-level", "in a function", "under TYPE_CHECKING", "by name"]
 

@@ -154,7 +154,11 @@ def test_worker_processes_give_the_same_bytes_as_one_process(
 
 
 def test_the_whole_examples_tree_runs_as_one_suite() -> None:
-    suite = run_suite(EXAMPLES)
+    from openeval.adapters.base import LoadOptions
+    from openeval.trust import CodePolicy
+
+    # examples/custom_checks runs this repository's own check files: what --allow-code gives.
+    suite = run_suite(EXAMPLES, options=LoadOptions(code=CodePolicy(files=True)))
     ids = [c.case_id for c in suite.cases]
     assert "simple_agent" in ids and "quickstart/01-refund-order" in ids
     quickstart = [c for c in suite.cases if c.case_id.startswith("quickstart/")]

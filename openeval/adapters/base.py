@@ -24,6 +24,7 @@ from openeval.io.limits import (
     DEFAULT_MAX_TEXT_CHARS,
 )
 from openeval.models import AgentTrace
+from openeval.trust import REFUSE_ALL, CodePolicy
 
 __all__ = [
     "ENVELOPE_KEYS",
@@ -59,6 +60,9 @@ class LoadOptions:
     """Most steps one trace may hold."""
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     """Most characters of text one trace may hold."""
+    code: CodePolicy = REFUSE_ALL
+    """Which user code the run may run (``--allow-code``, ``--allow-code-module``); read where
+    cases are compiled, carried here because these options reach every process that scores."""
 
     @cached_property  # asked once per line of a file of many traces
     def limits(self) -> ReadLimits:

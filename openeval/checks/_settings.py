@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from openeval.errors import TestCaseError
+from openeval.matching.regex_bounds import backtracking_risk
 
 
 class SettingError(TestCaseError, ValueError):
@@ -144,4 +145,8 @@ def patterns(
                 f"{check or 'check'}: setting {setting!r}[{index}]: the pattern {pattern!r} "
                 f"does not compile: {exc}"
             ) from None
+        risk = backtracking_risk(pattern)  # Python's re cannot be stopped once it runs
+        if risk is not None:
+            raise TestCaseError(f"{check}: setting {setting!r}[{index}]: the pattern "
+                                f"{pattern!r} {risk}")
     return compiled

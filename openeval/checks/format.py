@@ -35,6 +35,9 @@ from openeval.checks.util import (
 from openeval.checks.util import boolean_score as _boolean
 from openeval.checks.util import categorical_score as _categorical
 from openeval.checks.util import numeric_score as _numeric
+from openeval.errors import OpenEvalError
+from openeval.io.limits import toml_shape_refusal
+from openeval.matching.regex_bounds import backtracking_risk
 from openeval.scores import Scores
 from openeval.values import json_type_is
 
@@ -149,10 +152,48 @@ def json_validity(
 
 
 def _compile(pattern: str) -> tuple[re.Pattern[str] | None, str]:
+    """Return the compiled pattern, or None and why it does not compile; raise OpenEvalError
+    (an errored check naming it) for a pattern that can backtrack exponentially, which Python's
+    ``re`` could not stop once started (openeval/matching/regex_bounds.py)."""
     try:
-        return re.compile(pattern, re.MULTILINE), ""
+        compiled = re.compile(pattern, re.MULTILINE)
     except re.error as exc:
         return None, f"pattern {pattern!r} does not compile: {exc}"
+    risk = backtracking_risk(pattern)
+    if risk is not None:
+        raise OpenEvalError(f"regex_match: the pattern {pattern!r} {risk}")
+    return compiled, ""
+
+
+_TAG_NAME_LT = re.compile(r"<[A-Za-z][^\s/>]*")
+"""A tag's ``<`` and its name, as html.parser reads it (up to a space, ``/`` or ``>``)."""
+
+
+def _escape_inner_lt(found: re.Match[str]) -> str:
+    # html.parser rescans to the end of the text from every "<" of "<a<a<a..." (a name holding
+    # "<" that never ends): quadratic, 57 s on 100 KB. Such a "<" starts no tag either way;
+    # written as "&lt;" it is scanned once.
+    name = found.group()
+    return name if "<" not in name[1:] else "<" + name[1:].replace("<", "&lt;")
+
+
+_SEGMENT = re.compile(r"[^>]*>?")
+"""Text up to and including the next ``>``: at most one tag can end there."""
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_MAX_STARTS = 50
+"""Tag starts one ``>`` may close before the earlier ones are taken for text."""
+
+
+def _defused(found: re.Match[str]) -> str:
+    # html.parser scans from every "<" to the next ">" (quadratic on "<a x=1 <a x=1 ... >").
+    # Only one of them can start the tag that ">" ends; past a few dozen, all but the last
+    # are text (a real page never has that many tag starts between two ">").
+    segment = found.group()
+    starts = [m.start() for m in _TAG_START.finditer(segment)]
+    if len(starts) <= _MAX_STARTS:
+        return segment
+    last = starts[-1]
+    return segment[:last].replace("<", "&lt;") + segment[last:]
 
 
 @declares("regex_pass")
@@ -655,7 +696,7 @@ def html_validity(
     allowed = frozenset(tag.lower() for tag in texts(allowed_tags, "allowed_tags"))
     body, note = clip(fenced_block(subject_text(ctx), "html"))
     checker = _TagChecker(allowed)
-    checker.feed(body)
+    checker.feed(_SEGMENT.sub(_defused, _TAG_NAME_LT.sub(_escape_inner_lt, body)))
     checker.close()
     problems = [f"<{tag}> is not allowed" for tag in checker.refused] + checker.problems
     if not note:  # a cut text may hold the end tags of what is still open
@@ -786,6 +827,9 @@ def toml_validity(
     if len(body) > MAX_TEXT_CHARS:
         return Scores([_boolean(primary, False, f"not parsed: {len(body):,} characters, "
                                                 f"over the {MAX_TEXT_CHARS:,} limit")])
+    refusal = toml_shape_refusal(body)
+    if refusal is not None:
+        return Scores([_boolean(primary, False, f"not parsed: {refusal}")])
     try:
         document = tomllib.loads(body)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:

@@ -87,6 +87,8 @@ class ActionInputs:
     args: str = ""
     baseline: str = ""
     comment: str = ""
+    allow_code: str = ""
+    """``true`` passes ``--allow-code``: the workflow's opt-in (proposals/0160)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
@@ -99,6 +101,7 @@ class ActionInputs:
             args=env.get("OPENEVAL_ARGS", ""),
             baseline=env.get("OPENEVAL_BASELINE", "").strip(),
             comment=env.get("OPENEVAL_COMMENT", ""),
+            allow_code=env.get("OPENEVAL_ALLOW_CODE", "").strip(),
         )
 
     def run_argv(self) -> list[str]:
@@ -106,6 +109,8 @@ class ActionInputs:
         argv = ["run", "--suite", self.suite, "--output", self.output]
         if self.fail_under:
             argv += ["--fail-under", self.fail_under]
+        if self.allow_code.lower() == "true":
+            argv += ["--allow-code"]
         if self.metrics:
             argv += ["--metrics", self.metrics]
         if self.baseline:

@@ -62,10 +62,14 @@ def command(**attrs: Any) -> Callable[[Callable[..., Any]], Command]:
 
 
 def write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path``, creating its folder; raise OpenEvalError on failure."""
+    """Write ``data`` to ``path``, creating its folder; raise OpenEvalError on failure. A link
+    at ``path`` is replaced, never written through (``--junit report.xml`` may name a file a
+    pull request committed as a link)."""
+    from openeval.results.files import write_whole
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        write_whole(path, data)
     except OSError as exc:
         raise OpenEvalError(f"cannot write: {exc.strerror}", source=path) from None
 

@@ -8,12 +8,16 @@ cannot be read is not a case that passed lint). The checks themselves live in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import click
 
+from openeval.cli import options
 from openeval.cli._common import command, one_line
 from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:
+    from openeval.adapters.base import LoadOptions
 
 
 @command()
@@ -21,7 +25,9 @@ from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_USAGE
 @click.option("--output-format", "--format", "output_format",
               type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="How to print the findings.")
-def lint(paths: tuple[Path, ...], output_format: Literal["text", "json"]) -> None:
+@options.read_limits_and_code
+def lint(paths: tuple[Path, ...], output_format: Literal["text", "json"],
+         load: LoadOptions) -> None:
     """Score each case against an empty and a do-nothing trace, and mutate its recorded
     trace, to find the cases no agent can fail.
 
@@ -30,7 +36,7 @@ def lint(paths: tuple[Path, ...], output_format: Literal["text", "json"]) -> Non
     """
     from openeval.suite.lint import group_by_case, lint_paths, summary_line
 
-    report = lint_paths(paths)
+    report = lint_paths(paths, options=load)
     if output_format == "json":
         from openeval.jsonio import dump_json
 

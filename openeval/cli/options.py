@@ -68,21 +68,27 @@ trace_argument = click.argument("trace_path", metavar="TRACE", type=click.Path(p
 
 
 def load_options(
-    agent_spec: str | None, max_decompressed_bytes: int | None, max_line_bytes: int | None
+    agent_spec: str | None,
+    max_decompressed_bytes: int | None,
+    max_line_bytes: int | None,
+    allow_code: bool = False,
+    allow_code_modules: tuple[str, ...] = (),
 ) -> LoadOptions:
-    """Return the LoadOptions that the :data:`read_limits` flags ask for."""
+    """Return the LoadOptions that the :data:`read_limits` flags (and, for ``run`` and
+    ``score``, the :data:`read_limits_and_code` flags) ask for."""
     from openeval.adapters.base import LoadOptions
+    from openeval.trust import CodePolicy
 
     defaults = LoadOptions()
     return LoadOptions(
         agent_spec=agent_spec,
         max_decompressed_bytes=max_decompressed_bytes or defaults.max_decompressed_bytes,
         max_line_bytes=max_line_bytes or defaults.max_line_bytes,
+        code=CodePolicy(files=allow_code, modules=allow_code_modules),
     )
 
 
-read_limits = grouped(
-    "load", load_options,
+_LIMIT_FLAGS = (
     click.option("--agent-spec", metavar="MODULE:ATTR",
                  help="The current agent, to compute Fixtura drift verdicts."),
     click.option("--max-decompressed-bytes", type=click.IntRange(min=1),
@@ -90,8 +96,30 @@ read_limits = grouped(
     click.option("--max-line-bytes", type=click.IntRange(min=1),
                  help="Longest line accepted in a JSON Lines trace."),
 )
+
+_CODE_FLAGS = (
+    click.option("--allow-code", is_flag=True,
+                 help="Run the check files that check entries name (only files inside the "
+                      "suite folder). Without it a code check is a test case error."),
+    click.option("--allow-code-module", "allow_code_modules", multiple=True, metavar="MODULE",
+                 help="Let check entries and test cases' agent_spec import this module and its "
+                      "submodules. Repeatable."),
+)
+
+read_limits = grouped("load", load_options, *_LIMIT_FLAGS)
 """``--agent-spec``, ``--max-decompressed-bytes``, ``--max-line-bytes``: the command receives
 ``load``, one LoadOptions."""
+
+read_limits_and_code = grouped("load", load_options, *_LIMIT_FLAGS, *_CODE_FLAGS)
+""":data:`read_limits` and ``--allow-code`` / ``--allow-code-module`` (openeval/trust.py), the
+opt-in no file of a pull request can give: the command receives ``load``, one LoadOptions
+whose ``code`` policy says what user code may run."""
+
+trust_config_gates = click.option(
+    "--trust-config-gates", is_flag=True,
+    help="Let openeval.toml's fail_under, fail_under_cases and [gates] loosen the gate the "
+         "command line gives (by default they may only tighten it).")
+"""``--trust-config-gates``: the workflow's opt-in letting a configuration loosen the gate."""
 
 
 # -- what a command writes -----------------------------------------------------------------

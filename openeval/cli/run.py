@@ -108,7 +108,7 @@ def _reports(report_options: tuple[str, ...], junit_path: Path | None, html_path
 @click.option("--metrics", "metric_names", metavar="A,B",
               help="Run only these metrics (comma-separated names).")
 @options.trace_format
-@options.read_limits
+@options.read_limits_and_code
 @options.grouped(
     "reports", _reports,
     click.option("--report", "report_options", multiple=True, metavar="FORMAT[=PATH]",
@@ -129,9 +129,10 @@ def _reports(report_options: tuple[str, ...], junit_path: Path | None, html_path
               help="Keep a bounded excerpt of each trace (its first 200 steps, final and "
                    "expected output) in the results, for the HTML report's step timeline and "
                    "output diff. On whenever an HTML report is written.")
-@options.gate_flags("Wins over [gates] in openeval.toml.")
+@options.gate_flags("[gates] in openeval.toml may only raise it.")
 @options.fail_under_cases
 @options.trials_rule
+@options.trust_config_gates
 @options.baseline_options
 @click.option("--workers", type=click.IntRange(min=1), metavar="N",
               help="Score a suite in N worker processes (default: one per CPU, up to 8, for "
@@ -150,6 +151,7 @@ def run(
     gates: list[GateRule],
     fail_under_cases: float | None,
     trials_rule: str | None,
+    trust_config_gates: bool,
     baseline: options.Baseline,
     workers: int | None,
     quiet: bool,
@@ -188,7 +190,7 @@ def run(
                 held.enter_context(output_folder_lock(output_dir))
                 # Before the first case is scored: an interrupted run leaves no old verdict.
                 prepare_output(output_dir)
-            floors = _Floors(fail_under, fail_under_cases, tuple(gates))
+            floors = _Floors(fail_under, fail_under_cases, tuple(gates), trust_config_gates)
             # The HTML case view draws the step timeline and the output diff from the excerpt.
             keep = keep_steps or any(name == "html" for name, _ in reports)
             if target.suite_dir is not None:
@@ -278,6 +280,8 @@ class _Floors:
     fail_under: float | None
     fail_under_cases: float | None
     gates: tuple[GateRule, ...]
+    trust_config: bool = False
+    """``--trust-config-gates``: the configuration's gate lines may loosen these."""
 
 
 def _compare_with_baseline(
@@ -322,6 +326,7 @@ def _run_suite(
             fail_under=floors.fail_under, progress=progress, allow_outside=allow_outside,
             gates=floors.gates, fail_under_cases=floors.fail_under_cases,
             trials_rule=trials_rule, workers=workers, keep_steps=keep_steps,
+            trust_config_gates=floors.trust_config,
         )
     print_suite(suite, quiet=quiet)
     return suite

@@ -59,7 +59,7 @@ _PROGRESS_EVERY = 0.25
 @click.option("--address", metavar="ADDR",
               help="Ray cluster to connect to (--engine ray); default: start a local one.")
 @options.trace_format
-@options.read_limits
+@options.read_limits_and_code
 @options.quiet
 def score(
     traces: tuple[str, ...],

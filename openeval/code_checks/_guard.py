@@ -3,8 +3,10 @@
 :func:`guarded` calls user code (importing a check file, or calling its function) and returns
 what it returned. Anything else becomes one :class:`~openeval.code_checks.types.CodeCheckError`
 naming ``file:line`` in the user's code: an exception (the deepest frame in the check's file),
-``sys.exit()``, running past the time limit (where it was stopped). ``KeyboardInterrupt`` is
-re-raised, so Ctrl-C still stops a run.
+``sys.exit()``, running past the time limit (where it was stopped), ``KeyboardInterrupt`` too:
+this runs in the worker process of :mod:`openeval.code_checks.worker`, which ignores SIGINT, so
+a ``KeyboardInterrupt`` there is the check's own (Ctrl-C stops the scoring process, which
+kills the worker).
 
 The time limit (proposals/0070-code-checks-and-pytest.md, "Time limits"):
 
@@ -77,8 +79,6 @@ def guarded(
     fallback = (shown(file) if file else where or "<unknown>", line)
     try:
         return _with_limit(run, limit)
-    except KeyboardInterrupt:
-        raise
     except _TimeUp as exc:
         place = _user_frame(exc.__traceback__, file) or fallback
         raise _late(what, limit, place, "stopped") from None

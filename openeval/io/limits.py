@@ -106,3 +106,19 @@ def check_trace(trace: AgentTrace, limits: ReadLimits, source: str | Path | None
     """
     budget = TraceBudget(limits, source)
     budget.add(trace_chars(trace), steps=len(trace.steps))
+
+
+MAX_TOML_LINE_DOTS = 1_000
+"""Most dots on one line of TOML parsed: tomllib is quadratic on a long dotted key
+(``a.a.a...``, 14 s for 100 KB), and no real key or line of floats needs more."""
+
+
+def toml_shape_refusal(text: str) -> str | None:
+    """Return why ``text`` is not given to the TOML parser (a shape it is slow on), or None."""
+    if text.count(".") <= MAX_TOML_LINE_DOTS:
+        return None
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.count(".") > MAX_TOML_LINE_DOTS:
+            return (f"line {number} holds {line.count('.'):,} dots, over the "
+                    f"{MAX_TOML_LINE_DOTS:,} parsed on one line")
+    return None

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from openeval.errors import TestCaseError
-from openeval.matching.regex_bounds import has_nested_quantifier, searcher
+from openeval.matching.regex_bounds import backtracking_risk, searcher
 from openeval.values import JSON_TYPES as ALL_JSON_TYPES
 from openeval.values import (
     MAX_JSON_DEPTH,
@@ -717,13 +717,9 @@ class _Compiler:
             compiled = re.compile(operand)
         except re.error as exc:
             raise self.fail(at, f"invalid regular expression: {exc}") from None
-        if has_nested_quantifier(operand):
-            raise self.fail(
-                at,
-                "the pattern repeats a group whose body itself repeats, like (a+)+: it can "
-                "take exponential time on a string that does not match; rewrite it without "
-                "the nested repetition",
-            )
+        risk = backtracking_risk(operand)
+        if risk is not None:
+            raise self.fail(at, f"the pattern {risk}")
         return Regex(value, operand, searcher(operand, compiled))
 
     def approx(self, value: Mapping[str, Any], at: str) -> Approx:

@@ -13,12 +13,20 @@ proposals/0030-trajectory-matching.md for the measurements):
 Together with the cap on the subject's length (``MAX_REGEX_SUBJECT``) they bound the common
 cases; two overlapping unbounded quantifiers in a row (``a*a*b``) stay polynomial and are not
 detected.
+
+:func:`backtracking_risk` is the one test every user pattern goes through (``$regex``,
+``regex_match``'s settings, ``denied_when``; proposals/0163-bounded-user-regexes.md): the nested
+quantifier above, and alternatives that can match the same text under an unbounded repetition
+(``(a|aa)+``, ``(.|\\s)*``), each of which backtracks exponentially on a subject that almost
+matches. It over-refuses a little (``(ab|ac)+`` is safe but refused): a refused pattern is a
+test case error saying how to rewrite it, never a hung run.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from typing import Any
 
 
@@ -48,6 +56,148 @@ def _sre_parser() -> Any:
         except ImportError:  # pragma: no cover - depends on the Python version
             continue
     return None  # pragma: no cover
+
+
+NESTED_QUANTIFIER = (
+    "repeats a group whose body itself repeats, like (a+)+: it can take exponential time on a "
+    "string that does not match; rewrite it without the nested repetition"
+)
+OVERLAPPING_ALTERNATIVES = (
+    "repeats alternatives that can match the same text, like (a|aa)+ or (.|\\s)*: it can take "
+    "exponential time on a string that does not match; make the alternatives start "
+    "differently, or use one character class ([a-z\\s])"
+)
+
+
+def backtracking_risk(pattern: str) -> str | None:
+    """Return why ``pattern`` may backtrack exponentially (one of the texts above), or None."""
+    if has_nested_quantifier(pattern):
+        return NESTED_QUANTIFIER
+    if has_overlapping_alternatives(pattern):
+        return OVERLAPPING_ALTERNATIVES
+    return None
+
+
+def has_overlapping_alternatives(pattern: str) -> bool:
+    """Return True when an unbounded repetition holds alternatives that can begin with the same
+    character (``(a|aa)+``, ``(.|\\s)*``, ``(\\w|\\d)+``)."""
+    parser = _sre_parser()
+    if parser is None:  # pragma: no cover
+        return False
+    try:
+        tree = parser.parse(pattern)
+    except Exception:  # the pattern compiled; a parser quirk must not refuse it
+        return False
+    return _Alternatives(parser).find(list(tree), under_repeat=False)
+
+
+_SAMPLE = [chr(c) for c in range(0x250)] + ["\u00a0", "\u2003", "\u3000", "\u0660", "\u4e00"]
+"""The characters two alternatives' first characters are compared on."""
+
+
+class _Alternatives:
+    """Finds a repeated branch whose alternatives' first characters overlap."""
+
+    def __init__(self, parser: Any) -> None:
+        self.p = parser
+        self.repeats = {parser.MAX_REPEAT, parser.MIN_REPEAT}
+
+    def find(self, items: list[Any], *, under_repeat: bool) -> bool:
+        for op, arg in items:
+            if op in self.repeats:
+                repeated = arg[1] == self.p.MAXREPEAT or arg[1] >= 8
+                if self.find(list(arg[2]), under_repeat=under_repeat or repeated):
+                    return True
+            elif op == self.p.BRANCH:
+                alternatives = [list(alt) for alt in arg[1]]
+                if under_repeat and self.overlap(alternatives):
+                    return True
+                if any(self.find(alt, under_repeat=under_repeat) for alt in alternatives):
+                    return True
+            elif op == self.p.SUBPATTERN and self.find(list(arg[-1]), under_repeat=under_repeat):
+                return True
+        return False
+
+    def overlap(self, alternatives: list[list[Any]]) -> bool:
+        firsts = [self.first(alt) for alt in alternatives]
+        for i, one in enumerate(firsts):
+            for other in firsts[i + 1:]:
+                if any(one(ch) and other(ch) for ch in _SAMPLE):
+                    return True
+        return False
+
+    def first(self, items: list[Any]) -> Any:
+        """Return a predicate: can ``items`` begin with this character (conservative)."""
+        tests = []
+        for op, arg in items:
+            test, nullable = self.element(op, arg)
+            tests.append(test)
+            if not nullable:
+                break
+        else:
+            return lambda ch: True  # all of it may match nothing: anything may follow
+        return lambda ch: any(test(ch) for test in tests)
+
+    def element(self, op: Any, arg: Any) -> tuple[Any, bool]:
+        p = self.p
+        if op == p.LITERAL:
+            return (lambda ch: ord(ch) == arg), False
+        if op == p.NOT_LITERAL:
+            return (lambda ch: ord(ch) != arg), False
+        if op == p.IN:
+            return self.in_set(list(arg)), False
+        if op == p.SUBPATTERN:
+            inner = list(arg[-1])
+            return self.first(inner), not inner
+        if op in self.repeats:
+            return self.first(list(arg[2])), arg[0] == 0
+        if op == p.BRANCH:
+            tests = [self.first(list(alt)) for alt in arg[1]]
+            return (lambda ch: any(t(ch) for t in tests)), False
+        if op == p.AT or op in (p.ASSERT, p.ASSERT_NOT):
+            return (lambda ch: False), True
+        return (lambda ch: True), False  # ANY and whatever else: may begin with anything
+
+    def in_set(self, members: list[Any]) -> Callable[[str], bool]:
+        p = self.p
+        negate = any(op == p.NEGATE for op, _ in members)
+
+        def member(ch: str) -> bool:
+            for op, arg in members:
+                if op == p.LITERAL and ord(ch) == arg:
+                    return True
+                if op == p.RANGE and arg[0] <= ord(ch) <= arg[1]:
+                    return True
+                if op == p.CATEGORY and _category(arg)(ch):
+                    return True
+                if op not in (p.LITERAL, p.RANGE, p.CATEGORY, p.NEGATE):
+                    return True
+            return False
+
+        return (lambda ch: not member(ch)) if negate else member
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+_CATEGORIES: dict[str, Callable[[str], bool]] = {
+    "DIGIT": str.isdigit, "SPACE": str.isspace, "WORD": _is_word,
+}
+
+
+def _negated(test: Callable[[str], bool]) -> Callable[[str], bool]:
+    return lambda ch: not test(ch)
+
+
+def _category(category: Any) -> Callable[[str], bool]:
+    name = str(category).upper()
+    for key, test in _CATEGORIES.items():
+        if name.endswith("NOT_" + key):
+            return _negated(test)
+        if name.endswith(key):
+            return test
+    return lambda ch: True
 
 
 def has_nested_quantifier(pattern: str) -> bool:

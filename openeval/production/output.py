@@ -95,7 +95,10 @@ def _results_writer(
 
 @contextmanager
 def _open_results(path: Path, compressed: bool) -> Iterator[IO[bytes]]:
-    with open(path, "wb") as raw:
+    from openeval.results.files import open_new_file
+
+    # A new file, never through a link a pull request committed in the output folder.
+    with open_new_file(path) as raw:
         if not compressed:
             yield raw
             return
@@ -112,6 +115,9 @@ def _open_results(path: Path, compressed: bool) -> Iterator[IO[bytes]]:
 def _prepare(output_dir: Path, name: str) -> Path:
     """Make the folder and remove the previous run's summary first, so an interrupted run
     never leaves an old summary reading as current; return the results file's path."""
+    from openeval.results.files import refuse_linked_folder
+
+    refuse_linked_folder(output_dir)
     try:
         output_dir.mkdir(parents=True, exist_ok=True)
         (output_dir / SUMMARY_NAME).unlink(missing_ok=True)

@@ -8,6 +8,7 @@ adds only its flags, its progress bar and its printing (proposals/0090-pipeline-
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from openeval.production.output import (
 from openeval.production.plan import Checks, ScorePlan, as_plan
 from openeval.production.summary import ScoreSummary
 from openeval.results.gates import GateRule
+from openeval.trust import REFUSE_ALL
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
@@ -75,7 +77,10 @@ def score_to_folder(
     folder that cannot be written or a failed engine.
     """
     rules = [GateRule(*gate) for gate in gates]
-    plan = as_plan(checks)
+    # Check files only from inside the working folder (the checkout), links resolved, and only
+    # with the caller's opt-in (openeval/trust.py): the checks file may be a pull request's.
+    policy = (options.code if options is not None else REFUSE_ALL).confined_to(os.getcwd())
+    plan = as_plan(checks, code_policy=policy)
     check_gate_names(rules, plan)
     if trace_format is not None:
         from openeval.adapters.registry import get_adapter

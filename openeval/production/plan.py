@@ -23,6 +23,7 @@ from openeval.errors import OpenEvalError, TestCaseError
 from openeval.models import EvalTestCase
 from openeval.results.records import CheckSpec
 from openeval.scoring.plan import CasePlan, compile_plan
+from openeval.trust import REFUSE_ALL, CodePolicy
 
 DEFAULT_CHECKS: tuple[Mapping[str, Any], ...] = (
     {"check": "pii_leak"},
@@ -65,12 +66,14 @@ class ScorePlan:
 
 
 def plan_of(
-    entries: Sequence[Mapping[str, Any]], *, source: str | Path | None = None
+    entries: Sequence[Mapping[str, Any]], *, source: str | Path | None = None,
+    code_policy: CodePolicy = REFUSE_ALL,
 ) -> ScorePlan:
     """Return the plan of check ``entries``; raise TestCaseError naming ``source`` and the JSON
-    path (``checks[2].max_repeats``) of an entry that configures nothing."""
+    path (``checks[2].max_repeats``) of an entry that configures nothing, or of a code entry
+    ``code_policy`` refuses (openeval/trust.py)."""
     case = EvalTestCase(task_id=PLAN_TASK_ID, metrics=[], checks=[dict(e) for e in entries])
-    plan = compile_plan(case, source=source)
+    plan = compile_plan(case, source=source, code_policy=code_policy)
     if not plan.checks:
         raise TestCaseError("expected at least one check entry", source=source,
                             location=CHECKS_KEY)
@@ -82,17 +85,17 @@ Checks = ScorePlan | str | Path | Sequence[Mapping[str, Any]] | None
 entries themselves, or None for :data:`DEFAULT_CHECKS`."""
 
 
-def as_plan(checks: Checks) -> ScorePlan:
+def as_plan(checks: Checks, *, code_policy: CodePolicy = REFUSE_ALL) -> ScorePlan:
     """Return the plan ``checks`` stands for (see :data:`Checks`); raise TestCaseError as
     :func:`load_checks` and :func:`plan_of` do."""
     if isinstance(checks, ScorePlan):
         return checks
     if checks is None or isinstance(checks, (str, Path)):
-        return load_checks(None if checks is None else Path(checks))
-    return plan_of(checks)
+        return load_checks(None if checks is None else Path(checks), code_policy=code_policy)
+    return plan_of(checks, code_policy=code_policy)
 
 
-def load_checks(path: Path | None) -> ScorePlan:
+def load_checks(path: Path | None, *, code_policy: CodePolicy = REFUSE_ALL) -> ScorePlan:
     """Return the plan of the checks file ``path`` (TOML or JSON); None: the default checks.
 
     Raises TestCaseError naming the file and the place (JSON path; for TOML also the line of
@@ -111,7 +114,7 @@ def load_checks(path: Path | None) -> ScorePlan:
         lines = key_lines(text)
     try:
         entries = _entries(document, shown)
-        return plan_of(entries, source=shown)
+        return plan_of(entries, source=shown, code_policy=code_policy)
     except OpenEvalError as exc:
         raise _with_line(exc, lines) from None
 

@@ -25,10 +25,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from openeval.errors import OpenEvalError, ResultFileError
-from openeval.jsonio import dump_json, parse_json, read_json_file
+from openeval.jsonio import dump_json, read_json_file
 from openeval.results.records import CaseResult, CheckResult, CheckSpec, SuiteResult
 from openeval.results.trials import TrialsRule
 from openeval.schemas import validate
@@ -86,18 +86,62 @@ def case_document(case: CaseResult) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, **case.to_dict()}
 
 
+_NEW_FILE = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+
+
+def open_new_file(path: Path) -> BinaryIO:
+    """Return ``path`` opened for writing as a new file, never through a link.
+
+    Whatever is at ``path`` first (a file, or a symbolic link a pull request committed there,
+    pointing anywhere) is removed, not followed; the file is then created exclusively, so a
+    link made in between is refused rather than written through.
+    """
+    with suppress(FileNotFoundError):
+        os.unlink(path)
+    return os.fdopen(os.open(path, _NEW_FILE, 0o644), "wb")
+
+
 def write_whole(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so a reader never sees half a file: beside it, then renamed
-    over it."""
+    over it. A link at ``path`` or at the temporary name is replaced, never written through
+    (the rename replaces the link itself)."""
     temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+    try:
+        with open_new_file(temporary) as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def refuse_linked_folder(out_dir: str | Path) -> None:
+    """Raise ResultFileError when the output folder is a symbolic link, or lies below one
+    inside the working folder (a checkout's links are a pull request's to make): results
+    are written only where the command line says, never where a committed link points."""
+    absolute = Path(os.path.abspath(out_dir))
+    here = Path(os.getcwd())
+    below = absolute.relative_to(here).parts if absolute.is_relative_to(here) else ()
+    folders = [here.joinpath(*below[: i + 1]) for i in range(len(below))]
+    for folder in folders or [absolute]:
+        if folder.is_symlink():
+            shown = folder.relative_to(here) if folder.is_relative_to(here) else folder
+            raise ResultFileError(
+                f"is a symbolic link to {os.readlink(folder)}; results are written only into a "
+                "real folder (remove the link, or give another --output)",
+                source=shown.as_posix(),
+            )
 
 
 def _listed_by_previous_run(out: Path) -> list[str]:
-    """Return the case files the folder's summary.json lists (none when it is unreadable)."""
+    """Return the case files the folder's summary.json lists (none when it is unreadable, or a
+    link: what it points at is not ours to read)."""
     try:
-        document = parse_json((out / SUMMARY_NAME).read_bytes())
+        if (out / SUMMARY_NAME).is_symlink():
+            return []
+        document = read_json_file(out / SUMMARY_NAME)
     except (OSError, OpenEvalError):
         return []
     listed = document.get("result_files") if isinstance(document, dict) else None
@@ -118,11 +162,12 @@ def prepare_output(out_dir: str | Path) -> Path:
     ResultFileError when the folder cannot be made or cleared.
     """
     out = Path(out_dir)
+    refuse_linked_folder(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
         stale = _listed_by_previous_run(out)
         summary = out / SUMMARY_NAME
-        if summary.is_file():
+        if summary.is_file() or summary.is_symlink():
             summary.unlink()
         for name in stale:
             (out / name).unlink(missing_ok=True)
@@ -150,6 +195,7 @@ def output_folder_lock(out_dir: str | Path) -> Iterator[Path]:
     """
     out = Path(out_dir)
     path = out / LOCK_NAME
+    refuse_linked_folder(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
         fd = _locked(path)
@@ -176,8 +222,11 @@ def output_folder_lock(out_dir: str | Path) -> Iterator[Path]:
 
 def _locked(path: Path) -> int:
     """Return an open descriptor of ``path`` holding its lock; raise ResultFileError if held."""
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        if path.is_symlink():  # never truncate what a committed link points at
+            path.unlink()
+        fd = os.open(path, flags, 0o644)
         try:
             _try_lock(fd)
         except OSError:
@@ -277,9 +326,20 @@ def read_results(in_dir: str | Path) -> SuiteResult:
         metadata=summary["metadata"],
         gates=tuple((g["name"], g["line"]) for g in summary.get("gates", [])),
         fail_under_cases=summary.get("fail_under_cases"),
+        gate_sources=_gate_sources(summary["metadata"]),
+        gate_notes=tuple(n for n in summary["metadata"].get("gate_notes", ())
+                         if isinstance(n, str)),
     )
     _agree(summary, summary_document(suite, listed), summary_path)
     return suite
+
+
+def _gate_sources(metadata: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Return the gate lines' sources a run recorded in its metadata (proposals/0162)."""
+    found = metadata.get("gate_sources")
+    if not isinstance(found, dict):
+        return ()
+    return tuple((k, v) for k, v in sorted(found.items()) if isinstance(v, str))
 
 
 def _listed(

@@ -329,6 +329,12 @@ class SuiteResult:
     """Per-metric gates: ``(metric or check name, lowest pass rate of that name alone)``."""
     fail_under_cases: float | None = None
     """The gate's case-pass-rate floor, when one was given."""
+    gate_sources: tuple[tuple[str, str], ...] = ()
+    """``(fail_under | fail_under_cases | gates.NAME, file:line)`` for each gate line a
+    configuration file set; a line without one came from the command line."""
+    gate_notes: tuple[str, ...] = ()
+    """Gate lines of a configuration that were not applied, one sentence each (a
+    configuration may only tighten the command line's gate)."""
 
     @cached_property
     def summary(self) -> Summary:

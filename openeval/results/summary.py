@@ -16,7 +16,7 @@ Rules (docs/semantics.md#pass-rate, proposals/0002-scoring-core.md):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -148,7 +148,8 @@ class Summary:
     def of(cls, suite: SuiteResult) -> Summary:
         """Count ``suite``."""
         return cls.count(suite.cases, suite.fail_under, gates=suite.gates,
-                         fail_under_cases=suite.fail_under_cases)
+                         fail_under_cases=suite.fail_under_cases,
+                         sources=dict(suite.gate_sources), notes=suite.gate_notes)
 
     @classmethod
     def count(
@@ -158,9 +159,12 @@ class Summary:
         *,
         gates: Iterable[tuple[str, float]] = (),
         fail_under_cases: float | None = None,
+        sources: Mapping[str, str] | None = None,
+        notes: Sequence[str] = (),
     ) -> Summary:
         """Count ``cases`` under the gate's ``fail_under``, per-metric ``gates`` and
-        ``fail_under_cases``."""
+        ``fail_under_cases``; ``sources`` names the configuration file of a line that came from
+        one (the reason says so), ``notes`` are appended to the reason."""
         total = _Counter()
         per: dict[str, _Counter] = {}
         statuses = {"passed": 0, "failed": 0, "error": 0, "n.a.": 0}
@@ -190,7 +194,9 @@ class Summary:
         case_rate = statuses["passed"] / judged_cases if judged_cases else None
         gate_list = tuple(_metric_gate(name, line, per_check) for name, line in gates)
         gate_passed, reason = _gate(results, statuses, fail_under, fail_under_cases, case_rate,
-                                    gate_list)
+                                    gate_list, sources or {})
+        if notes:
+            reason = "; ".join((reason, *notes))
         return cls(
             cases=n,
             passed_cases=statuses["passed"],
@@ -243,7 +249,12 @@ def _gate(
     fail_under_cases: float | None,
     case_rate: float | None,
     gates: tuple[Gate, ...],
+    sources: Mapping[str, str],
 ) -> tuple[bool, str]:
+    def named(key: str, flag: str, line: float) -> str:
+        where = sources.get(key)
+        return f"{flag} {line:g}" if where is None else f"{key} {line:g} ({where})"
+
     rate = results.pass_rate
     if rate is None:
         return False, "no pass rate: nothing evaluated"
@@ -253,17 +264,18 @@ def _gate(
     parts: list[tuple[bool, str]] = []
     if fail_under is not None:
         verb = "reaches" if rate >= fail_under else "is under"
-        parts.append((rate >= fail_under, f"pass rate {rate:.1%} {verb} --fail-under "
-                                          f"{fail_under:g}"))
+        parts.append((rate >= fail_under, f"pass rate {rate:.1%} {verb} "
+                                          + named("fail_under", "--fail-under", fail_under)))
     if fail_under_cases is not None:
         ok = case_rate is not None and case_rate >= fail_under_cases
         figure = "n.a." if case_rate is None else f"{case_rate:.1%}"
         parts.append((ok, f"case pass rate {figure} {'reaches' if ok else 'is under'} "
-                          f"--fail-under-cases {fail_under_cases:g}"))
+                          + named("fail_under_cases", "--fail-under-cases", fail_under_cases)))
     if fail_under is None and fail_under_cases is None:
         failed = statuses["failed"]
         parts.append((not failed, f"{failed} case(s) failed" if failed else "every case passed"))
-    parts += [(g.passed, g.reason) for g in gates]
+    parts += [(g.passed, g.reason + (f" ({sources[f'gates.{g.name}']})"
+                                     if f"gates.{g.name}" in sources else "")) for g in gates]
     failing = [text for ok, text in parts if not ok]
     if failing:
         return False, "; ".join(failing)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from openeval.errors import TestCaseError
+from openeval.matching.regex_bounds import backtracking_risk
 from openeval.models import AgentTrace
 
 SEARCHED_CHARS = 10_000
@@ -32,6 +33,11 @@ def compile_denial_rule(
                 f"{pattern!r} is not a regular expression: {exc}",
                 source=None if source is None else str(source), location=f"denied_when[{i}]",
             ) from None
+        risk = backtracking_risk(pattern)  # searched in every tool result of every trace
+        if risk is not None:
+            raise TestCaseError(f"the pattern {pattern!r} {risk}",
+                                source=None if source is None else str(source),
+                                location=f"denied_when[{i}]")
     return tuple(compiled)
 
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from openeval.errors import OpenEvalError, TestCaseError
 from openeval.models import EvalTestCase
 from openeval.results.records import CheckSpec
+from openeval.trust import REFUSE_ALL, CodePolicy
 
 if TYPE_CHECKING:
     from openeval.code_checks.loader import CodeCheckRef
@@ -65,13 +66,16 @@ def compile_plan(
     source: str | Path | None = None,
     checks_dir: str | Path | None = None,
     code_time_limit: float | None = None,
+    code_policy: CodePolicy = REFUSE_ALL,
 ) -> CasePlan:
     """Return the plan of ``test_case``; ``metrics`` narrows the run to these metric names.
 
     A code check's file is looked for beside ``source`` (the test case file; the working
     folder when None), then in ``checks_dir``: the suite's checks folder, the hook suite
     configuration sets. ``code_time_limit`` is the run's time limit for a code check whose
-    entry sets none (None: ``DEFAULT_TIME_LIMIT``, 5 s).
+    entry sets none (None: ``DEFAULT_TIME_LIMIT``, 5 s). ``code_policy`` says which code
+    entries may run (openeval/trust.py); an entry it refuses is a TestCaseError at
+    ``checks[i].code`` naming the flag that would allow it.
 
     Raises TestCaseError naming ``source`` and the JSON path of anything that configures
     nothing or names something unknown (see the module docstring).
@@ -104,7 +108,8 @@ def compile_plan(
     for i, entry in enumerate(test_case.checks):
         where = f"checks[{i}]"
         if "code" in entry:
-            spec, ref = _code_spec(entry, where, source, checks_dir, code_time_limit)
+            spec, ref = _code_spec(entry, where, source, checks_dir, code_time_limit,
+                                   code_policy)
             code[spec.name] = ref
         else:
             spec = _check_spec(entry, where, source, test_case)
@@ -145,6 +150,7 @@ def _code_spec(
     source: str | Path | None,
     checks_dir: str | Path | None,
     run_limit: float | None,
+    policy: CodePolicy,
 ) -> tuple[CheckSpec, CodeCheckRef]:
     from openeval.code_checks.loader import DEFAULT_TIME_LIMIT, TIME_LIMIT_KEY, resolve_reference
 
@@ -163,12 +169,28 @@ def _code_spec(
             raise TestCaseError(f"expected a number of seconds above 0, got {limit!r}",
                                 source=source, location=f"{where}.{TIME_LIMIT_KEY}")
     base_dir = Path(source).parent if source is not None else Path.cwd()
+    if not policy.files and _names_a_file(reference):  # refused before anything is looked up
+        raise TestCaseError(policy.file_refusal(reference) or "", source=source,
+                            location=f"{where}.code")
     try:
         ref = resolve_reference(reference, base_dir=base_dir, checks_dir=checks_dir,
                                 time_limit=float(limit))
     except OpenEvalError as exc:
         raise TestCaseError(exc.message, source=source, location=f"{where}.code") from None
+    refusal = (policy.file_refusal(ref.file) if ref.file is not None
+               else policy.module_refusal(ref.module or reference))
+    if refusal is not None:
+        raise TestCaseError(refusal, source=source, location=f"{where}.code")
     settings = {k: v for k, v in entry.items() if k not in CODE_ENTRY_KEYS}
     spec = CheckSpec(kind=reference, name=entry.get("name", ref.default_name), family="code",
                      settings=settings, threshold=entry.get("threshold"))
     return spec, ref
+
+
+def _names_a_file(reference: str) -> bool:
+    from openeval.code_checks.loader import split_reference
+
+    try:
+        return split_reference(reference)[2]
+    except OpenEvalError:
+        return False  # malformed: resolving it says so

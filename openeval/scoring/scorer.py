@@ -9,9 +9,10 @@ check's ``error`` result, and the others still run.
 - Any other exception is a bug, in OpenEval or in a user's check: the details name the check
   and the exception in one line, so the CI log says what broke, and the ``error`` verdict
   fails the gate. Nothing is turned into a score.
-- A code check (family ``code``) runs the user's function through
-  :func:`openeval.code_checks.run_code_check`, which turns whatever the user's code does
-  wrong (raises, calls ``sys.exit``, runs past its time limit, returns a non-verdict) into a
+- A code check (family ``code``) runs the user's function in a worker process through
+  :func:`openeval.code_checks.worker.run_isolated` (nothing it does reaches this process),
+  which turns whatever the user's code does
+  wrong (raises, exits, dies, runs past its time limit, returns a non-verdict) into a
   CodeCheckError naming ``file:line``: an errored result like the first case.
   ``KeyboardInterrupt`` is never caught: Ctrl-C stops the run.
 """
@@ -142,11 +143,11 @@ def _run_check(
 def _run_code(
     spec: CheckSpec, trace: AgentTrace, plan: CasePlan, earlier: Mapping[str, Scores]
 ) -> CheckResult:
-    from openeval.code_checks.call import run_code_check
     from openeval.code_checks.loader import TIME_LIMIT_KEY
+    from openeval.code_checks.worker import run_isolated
 
     params = {k: v for k, v in spec.settings.items() if k != TIME_LIMIT_KEY}
-    scores = run_code_check(plan.code[spec.name], name=spec.name, params=params, trace=trace,
+    scores = run_isolated(plan.code[spec.name], name=spec.name, params=params, trace=trace,
                             test_case=plan.test_case, scores=earlier)
     found = verdict(scores, spec.threshold)
     details = details_of(scores)

@@ -144,9 +144,17 @@ _TOML_END = re.compile(r"\s*\(at end of document\)$")
 
 
 def _parse_toml(text: str, source: str) -> dict[str, Any]:
+    from openeval.io.limits import toml_shape_refusal
+
+    refusal = toml_shape_refusal(text)
+    if refusal is not None:
+        raise TestCaseError(f"invalid TOML: {refusal}", source=source)
     toml = _toml_module()
     try:
         document: dict[str, Any] = toml.loads(text)
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise TestCaseError("invalid TOML: arrays or inline tables nested too deeply for the "
+                            "parser", source=source) from None
     except toml.TOMLDecodeError as exc:
         message = str(exc)
         found = _TOML_POSITION.search(message)

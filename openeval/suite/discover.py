@@ -16,7 +16,10 @@ A ``testcase.json`` folder may instead hold several traces of the same task, its
 Discovery reads no file's content; a case whose trace cannot be found is still returned, with
 the reason in :attr:`CaseSpec.problem`, so it becomes an errored case and is never dropped. A
 folder that cannot be listed (no read permission, a symbolic link loop) is a case too, errored
-with the reason; symbolic links to folders are followed, each real folder visited once. Case ids
+with the reason; symbolic links to folders are followed, each real folder visited once. Hidden
+folders (``.b``) are walked like any other (only ``.git`` and ``__pycache__`` are not), and a
+folder, FIFO, device or dangling link named like a test case is a case, errored when it is
+read: in a pull request renaming or replacing a failing case must not make it vanish. Case ids
 keep a file name that is not valid UTF-8 readable, with the odd bytes escaped.
 """
 
@@ -37,6 +40,9 @@ LEGACY_TRACES = "traces"
 TRIALS_FOLDER = "trials"
 MAX_TRIALS = 1000
 """Most trials one case may hold: pass^k for every k stays cheap, hostile folders bounded."""
+
+_NEVER_CASES = frozenset({".git", "__pycache__"})
+"""Folders discovery does not enter."""
 
 _TRIAL_NAME = re.compile(r"trace-[0-9]+(\.[^/\\]+)?")
 _DIGITS = re.compile(r"([0-9]+)")
@@ -73,6 +79,11 @@ def natural_key(name: str) -> tuple[tuple[tuple[int, str], ...], str]:
     return parts, name
 
 
+def is_testcase_name(name: str) -> bool:
+    """Return True when a file name marks a test case: ``testcase.json``, ``*.testcase.json``."""
+    return name == TESTCASE_NAME or name.endswith(TESTCASE_SUFFIX)
+
+
 def is_trace_name(name: str) -> bool:
     """Return True when a file name marks a trace: ``trace.*``, ``*.trace``, ``*.trace.json(l)``."""
     return (
@@ -97,7 +108,9 @@ def discover(suite_dir: str | Path) -> list[CaseSpec]:
         if folder.name == LEGACY_TESTCASES and (folder.parent / LEGACY_TRACES).is_dir():
             specs += _legacy_cases(root, folder, names)
             continue
-        testcases = [n for n in names if n == TESTCASE_NAME or n.endswith(TESTCASE_SUFFIX)]
+        # A folder named like a test case is one too: reading it says it is a folder, so the
+        # case is errored, never silently missing.
+        testcases = sorted(n for n in names + dirnames if is_testcase_name(n))
         traces = [n for n in names if is_trace_name(n)]
         specs += [_folder_case(root, folder, name, traces) for name in testcases]
     if not specs:
@@ -129,8 +142,9 @@ def _walk(root: Path, specs: list[CaseSpec]) -> Iterator[tuple[Path, list[str], 
             dirnames[:] = []
             continue
         seen.add(real)
-        # Our own work folders (results written inside the suite, caches) hold no cases.
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "__pycache__"]
+        # Hidden folders are walked too: renaming a failing case's folder to `.b` must not
+        # drop it. Only Git's own folder, which no commit can fill, and Python's caches are not.
+        dirnames[:] = [d for d in dirnames if d not in _NEVER_CASES]
         yield Path(folder), dirnames, filenames
 
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from openeval.results.excerpt import TraceExcerpt
     from openeval.scoring.plan import CasePlan
     from openeval.suite.config import MergedCase, SuiteConfig
+    from openeval.trust import CodePolicy
 
 
 @dataclass(frozen=True)
@@ -100,20 +101,49 @@ def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
     test_case = build_test_case(document, source=testcase_path)
     layers = plan.config.applying(testcase_path) if plan.config is not None else ()
     rule = DEFAULT_RULE
+    policy = code_policy(plan)
     if not layers:
+        check_agent_spec_allowed(test_case, plan, policy, testcase_path)
         case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path,
-                                 code_time_limit=plan.code_time_limit)
+                                 code_time_limit=plan.code_time_limit, code_policy=policy)
         return CaseInput(test_case, case_plan, plan.trials_rule or rule)
     merged = merge_case(document, layers, testcase_path=testcase_path)
     try:
         test_case = build_test_case(merged.document, source=testcase_path)
+        check_agent_spec_allowed(test_case, plan, policy, testcase_path)
         case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path,
-                                 code_time_limit=plan.code_time_limit)
+                                 code_time_limit=plan.code_time_limit, code_policy=policy)
     except OpenEvalError as exc:
         raise merged.relocate(exc) from None
     if merged.trials_rule is not None:
         rule = merged.trials_rule[0]
     return CaseInput(test_case, case_plan, plan.trials_rule or rule, merged)
+
+
+def code_policy(plan: RunPlan) -> CodePolicy:
+    """Return which user code this run's cases may run: the run's opt-in
+    (``plan.options.code``; none by default), check files confined to the suite folder (the
+    working folder for a single case), links resolved, unless ``--allow-outside-suite``."""
+    from openeval.trust import REFUSE_ALL
+
+    policy = plan.options.code if plan.options is not None else REFUSE_ALL
+    if plan.allow_outside:
+        return policy.confined_to(None)
+    return policy.confined_to(plan.confine_to or os.getcwd())
+
+
+def check_agent_spec_allowed(
+    test_case: EvalTestCase, plan: RunPlan, policy: CodePolicy, testcase_path: Path
+) -> None:
+    """Raise TestCaseError when the case's ``agent_spec`` (its own, or its configuration's)
+    would import a module the run does not allow; ``--agent-spec`` itself is the run's word."""
+    spec = test_case.agent_spec
+    if spec is None or (plan.options is not None and spec == plan.options.agent_spec):
+        return
+    refusal = policy.module_refusal(spec.partition(":")[0])
+    if refusal is not None:
+        raise TestCaseError(f"agent spec {spec!r} {refusal}", source=display_path(testcase_path),
+                            location="agent_spec")
 
 
 def confine(trace_file: Path, root: str, *, source: Path, named_by_key: bool) -> None:
@@ -327,11 +357,11 @@ def run_case(
 
 def _task_id_hint(testcase_path: Path) -> str:
     """Return the task id of a test case that failed to load, as best known, for reports."""
-    from openeval.jsonio import parse_json
+    from openeval.jsonio import read_json_file
 
-    try:
-        document = parse_json(testcase_path.read_bytes())
-    except (OSError, ValueError, OpenEvalError):
+    try:  # regular files only: a FIFO or /dev/zero here must not hang the run
+        document = read_json_file(testcase_path)
+    except (OSError, ValueError, RecursionError, OpenEvalError):
         return testcase_path.stem
     task_id = document.get("task_id") if isinstance(document, dict) else None
     return task_id if isinstance(task_id, str) else testcase_path.stem

@@ -35,6 +35,7 @@ from openeval.models import AgentTrace, EvalTestCase, Message, TraceStep
 from openeval.results.records import CaseResult
 
 if TYPE_CHECKING:
+    from openeval.adapters.base import LoadOptions
     from openeval.scoring.plan import CasePlan
     from openeval.suite.evaluate import RunPlan
 
@@ -342,8 +343,10 @@ class LintReport:
         }
 
 
-def lint_paths(paths: Sequence[str | Path]) -> LintReport:
-    """Lint every suite folder or test case file in ``paths``."""
+def lint_paths(paths: Sequence[str | Path], *, options: LoadOptions | None = None) -> LintReport:
+    """Lint every suite folder or test case file in ``paths``, reading them with ``options``
+    (read limits, and the code policy: without an opt-in a case with a code check is
+    unreadable here, as in ``run``)."""
     from openeval.errors import OpenEvalError
     from openeval.suite.discover import discover, display_path
     from openeval.suite.evaluate import RunPlan
@@ -356,10 +359,10 @@ def lint_paths(paths: Sequence[str | Path]) -> LintReport:
         if path.is_dir():
             from openeval.suite.config import load_suite_config
 
-            plan = RunPlan.of(config=load_suite_config(path), confine_to=path)
+            plan = RunPlan.of(options=options, config=load_suite_config(path), confine_to=path)
             specs = [(s.testcase_path, s.trace_path, s.trials) for s in discover(path)]
         else:
-            plan, specs = RunPlan(), [(path, _trace_beside(path), ())]
+            plan, specs = RunPlan(options=options), [(path, _trace_beside(path), ())]
         for testcase_path, trace_path, trials in specs:
             cases += 1
             shown = display_path(testcase_path)

@@ -43,10 +43,12 @@ def assert_case(
     """
     __tracebackhide__ = True  # pytest shows the test's line, not ours
     from openeval.scoring import compile_plan, score
+    from openeval.trust import TRUSTED
 
     source = Path(test_case) if isinstance(test_case, (str, Path)) else None
+    # The caller's own Python asked for this case: its code checks may run (openeval/trust.py).
     plan = compile_plan(_test_case(test_case), metrics=metrics, source=source,
-                        checks_dir=checks_dir)
+                        checks_dir=checks_dir, code_policy=TRUSTED)
     results = score(_trace(trace), plan)
     lines = failure_lines(results)
     if lines:

@@ -1,10 +1,18 @@
-"""The pytest plugin: OpenEval suite folders collected as tests, one per case.
+"""The pytest plugin: OpenEval suite folders collected as tests, one per case, judged exactly
+as ``openeval run --suite`` judges them.
 
 Off unless asked for, so installing OpenEval never changes an unrelated test run: it collects
 only the suites given with ``pytest --openeval SUITE_DIR`` (repeatable) or listed in the ini
 setting ``openeval_suites``. A suite from the command line is added to what pytest collects; a
 suite from the ini file is added when pytest collects its default paths (no path given), and
 is otherwise collected only where the paths given reach it.
+
+The cases are the suite's own discovery (:func:`openeval.suite.discover.discover`), scored
+with the suite's configuration files and the same :class:`~openeval.suite.evaluate.RunPlan`
+``openeval run`` builds (checks, metrics, thresholds and trials rule of ``openeval.toml``; code
+checks only with ``--openeval-allow-code``). pytest itself looks at no file of the suite: a
+test case file that is a link to another case's, to ``/dev/null``, a dangling link, a FIFO or
+a folder is collected like any other case and errored exactly as ``run`` errors it.
 
 Each case is one test whose id is the case id (``refund-ok``, ``testcases/lookup.json``), under
 its test case file, marked ``openeval``, so ``-k refund`` and ``-m openeval`` select as usual
@@ -16,12 +24,17 @@ and ``--junitxml`` writes it like any test:
 - errored (a file could not be read, a check errored) -> a pytest error, raised while setting
   the test up, with the same one line per problem and no traceback.
 
-Each check's verdict is also recorded as a user property (``openeval.<check name>``), which
-``--junitxml`` writes as a ``<property>``. Design: proposals/0070-code-checks-and-pytest.md.
+The session fails, whatever each test said, when a suite's cases that ran judged nothing (every
+one n.a., as ``run`` fails a suite with nothing evaluated) or when a case that was selected got
+no verdict. Each check's verdict is also recorded as a user property (``openeval.<check
+name>``), which ``--junitxml`` writes as a ``<property>``. Design:
+proposals/0070-code-checks-and-pytest.md, proposals/0161-pytest-plugin-is-run.md.
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,20 +52,43 @@ if TYPE_CHECKING:
 
     from openeval.results.records import CaseResult
     from openeval.suite.discover import CaseSpec
+    from openeval.suite.evaluate import RunPlan
 
 MARKER = "openeval"
 """The marker every collected case carries."""
 
-_CASES = pytest.StashKey[dict[Path, "CaseSpec"]]()
-"""Resolved test case path -> its case, for every enabled suite."""
+
+@dataclass(frozen=True)
+class _Suite:
+    """An enabled suite: its folder (relative to the working folder when inside it, as
+    ``openeval run`` shows it), its plan and its cases."""
+
+    root: Path
+    plan: RunPlan
+    specs: tuple[CaseSpec, ...]
+
+
+_SUITES = pytest.StashKey[dict[Path, _Suite]]()
+"""Suite folder (absolute, links not resolved) -> the suite, for every enabled suite."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add ``--openeval SUITE_DIR`` and the ini setting ``openeval_suites``."""
+    """Add ``--openeval SUITE_DIR``, the code opt-in flags and the ini ``openeval_suites``."""
     group = parser.getgroup("openeval", "OpenEval suites as tests")
     group.addoption(
         "--openeval", action="append", default=[], metavar="SUITE_DIR", dest="openeval_suites",
         help="collect the cases of this OpenEval suite folder as tests (repeatable)",
+    )
+    group.addoption(
+        "--openeval-allow-code", action="store_true", default=False,
+        dest="openeval_allow_code",
+        help="run the check files the suite's check entries name (openeval run --allow-code)",
+    )
+    group.addoption(
+        "--openeval-allow-code-module", action="append", default=[], metavar="MODULE",
+        dest="openeval_allow_code_modules",
+        help="let check entries and agent specs import this module (repeatable; openeval run "
+             "--allow-code-module)",
     )
     parser.addini(
         "openeval_suites", type="paths", default=[],
@@ -61,33 +97,52 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Find the cases of every enabled suite; add the suites to the paths pytest collects.
+    """Find the cases of every enabled suite and read its configuration; add the suites to the
+    paths pytest collects.
 
-    A suite that does not exist or holds no case is a usage error, as a bad path is.
+    A suite that does not exist, holds no case or has a configuration file in error is a usage
+    error, as a bad path is.
     """
     config.addinivalue_line(
         "markers", f"{MARKER}: an OpenEval case collected from a suite folder (--openeval)"
     )
     invoked = config.invocation_params.dir
     from_command_line = [invoked / p for p in config.getoption("openeval_suites")]
-    suites: list[Path] = from_command_line or list(config.getini("openeval_suites"))
-    if not suites:
+    folders: list[Path] = from_command_line or list(config.getini("openeval_suites"))
+    if not folders:
         return
-    from openeval.suite.discover import discover
-
-    cases: dict[Path, CaseSpec] = {}
-    for suite in suites:
+    suites: dict[Path, _Suite] = {}
+    for folder in folders:
         try:
-            specs = discover(suite)
+            suite = _read_suite(folder, config)
         except OpenEvalError as exc:
             raise pytest.UsageError(f"--openeval: {exc}") from None
-        for spec in specs:
-            cases.setdefault(spec.testcase_path.resolve(), spec)
-    config.stash[_CASES] = cases
+        suites.setdefault(Path(os.path.abspath(suite.root)), suite)
+    config.stash[_SUITES] = suites
     explicit = config.args_source is pytest.Config.ArgsSource.ARGS
     if from_command_line or not explicit:
         reached = [_arg_path(invoked, arg) for arg in config.args]
-        config.args += [str(s) for s in suites if not _within_any(s.resolve(), reached)]
+        config.args += [str(s) for s in folders if not _within_any(s.resolve(), reached)]
+
+
+def _read_suite(folder: Path, config: pytest.Config) -> _Suite:
+    """Return the suite in ``folder`` as ``openeval run --suite`` reads it."""
+    from openeval.adapters.base import LoadOptions
+    from openeval.suite.config import load_suite_config
+    from openeval.suite.discover import discover
+    from openeval.suite.evaluate import RunPlan
+    from openeval.trust import CodePolicy
+
+    # Shown as `openeval run` shows it: relative to the working folder when inside it.
+    if not os.path.relpath(folder).startswith(os.pardir):
+        folder = Path(os.path.relpath(folder))
+    specs = tuple(discover(folder))
+    suite_config = load_suite_config(folder)
+    policy = CodePolicy(files=bool(config.getoption("openeval_allow_code")),
+                        modules=tuple(config.getoption("openeval_allow_code_modules")))
+    plan = RunPlan.of(None, None, LoadOptions(code=policy), confine_to=folder,
+                      config=suite_config)
+    return _Suite(folder, plan, specs)
 
 
 def _arg_path(invoked: Path, arg: str) -> Path:
@@ -100,28 +155,49 @@ def _within_any(path: Path, folders: list[Path]) -> bool:
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     """Say how many OpenEval cases the enabled suites hold."""
-    cases = config.stash.get(_CASES, None)
-    if cases is None:
+    suites = config.stash.get(_SUITES, None)
+    if suites is None:
         return None
-    return f"openeval: {len(cases)} case(s) in the enabled suites"
+    return f"openeval: {sum(len(s.specs) for s in suites.values())} case(s) in the enabled suites"
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """Collect a test case file of an enabled suite as a :class:`CaseFile`."""
-    cases = parent.config.stash.get(_CASES, None)
-    if not cases or file_path.suffix != ".json" or file_path.resolve() not in cases:
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Collect an enabled suite's folder as a :class:`SuiteFolder`: its cases are the suite's
+    discovery, whatever pytest would have made of its files."""
+    suites = parent.config.stash.get(_SUITES, None)
+    suite = suites.get(Path(os.path.abspath(path))) if suites else None
+    if suite is None:
         return None
-    found: CaseFile = CaseFile.from_parent(parent, path=file_path)
+    found: SuiteFolder = SuiteFolder.from_parent(parent, path=path, suite=suite)
     return found
 
 
+class SuiteFolder(pytest.Directory):
+    """An enabled suite's folder: one :class:`CaseFile` per discovered case."""
+
+    def __init__(self, *, suite: _Suite, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.suite = suite
+
+    def collect(self) -> Iterator[CaseFile]:
+        """Yield each case's test case file, in discovery order."""
+        for spec in self.suite.specs:
+            path = Path(os.path.abspath(spec.testcase_path))  # never resolved: a link is a case
+            yield CaseFile.from_parent(self, path=path, spec=spec, suite=self.suite)
+
+
 class CaseFile(pytest.File):
-    """A test case file of an enabled suite: it holds one case."""
+    """A test case file of an enabled suite: it holds one case (read only when scored)."""
+
+    def __init__(self, *, spec: CaseSpec, suite: _Suite, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.spec = spec
+        self.suite = suite
 
     def collect(self) -> Iterator[CaseItem]:
         """Yield the case, named by its case id."""
-        spec = self.config.stash[_CASES][self.path.resolve()]
-        yield CaseItem.from_parent(self, name=spec.case_id, spec=spec)
+        yield CaseItem.from_parent(self, name=self.spec.case_id, spec=self.spec,
+                                   suite=self.suite)
 
 
 class CaseFailed(Exception):
@@ -135,24 +211,22 @@ class CaseFailed(Exception):
 class CaseItem(pytest.Item):
     """One OpenEval case: scored in setup (an error there is a pytest error), judged in call."""
 
-    def __init__(self, *, spec: CaseSpec, **kwargs: Any) -> None:
+    def __init__(self, *, spec: CaseSpec, suite: _Suite, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.spec = spec
+        self.suite = suite
         self.result: CaseResult | None = None
         self.add_marker(MARKER)
 
     def setup(self) -> None:
-        """Read and score the case; a case that errored stops here as a pytest error."""
-        from openeval.suite.evaluate import run_case
-        from openeval.testing._failures import failure_lines
+        """Score the case as ``openeval run`` does; a case that errored stops here as a pytest
+        error."""
+        from openeval.engines.base import run_spec
 
-        spec = self.spec
-        self.result = run_case(spec.testcase_path, spec.trace_path, case_id=spec.case_id,
-                               problem=spec.problem)
+        self.result = run_spec(self.spec, self.suite.plan)
         self.user_properties += [(f"openeval.{c.name}", c.verdict) for c in self.result.checks]
         if self.result.status == "error":
-            lines = failure_lines(self.result.checks, self.result.error)
-            pytest.fail("\n".join(lines), pytrace=False)
+            pytest.fail("\n".join(_case_lines(self.result)), pytrace=False)
 
     def runtest(self) -> None:
         """Fail when a metric or check failed; skip when nothing was judged."""
@@ -171,11 +245,51 @@ class CaseItem(pytest.Item):
     ) -> Any:
         """Return one line per failed or errored check, with its details."""
         if isinstance(excinfo.value, CaseFailed):
-            from openeval.testing._failures import failure_lines
-
-            return "\n".join(failure_lines(excinfo.value.result.checks))
+            return "\n".join(_case_lines(excinfo.value.result))
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         """Point reports at the test case file."""
         return self.path, 0, f"openeval case {self.name}"
+
+
+def _case_lines(result: CaseResult) -> list[str]:
+    """Return one line per failed or errored check; for a case with trials, the rule and each
+    trial's lines under its id."""
+    from openeval.testing._failures import failure_lines
+
+    if not result.trials:
+        return failure_lines(result.checks, result.error)
+    passed = sum(trial.passed for trial in result.trials)
+    lines = [f"trials rule {result.trials_rule}: {passed} of {len(result.trials)} trial(s) "
+             "passed" + (f"; {result.error}" if result.error else "")]
+    for trial in result.trials:
+        lines += [f"{trial.case_id}: {line}" for line in failure_lines(trial.checks, trial.error)]
+    return lines
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the session when a selected case got no verdict, or a suite judged nothing."""
+    items = [item for item in session.items if isinstance(item, CaseItem)]
+    if not items or session.shouldstop or session.shouldfail:
+        return
+    problems: list[str] = []
+    missing = [item.nodeid for item in items if item.result is None]
+    if missing:
+        problems.append(f"{len(missing)} selected case(s) got no verdict, first {missing[0]}")
+    by_suite: dict[Path, list[CaseResult]] = {}
+    for item in items:
+        if item.result is not None:
+            by_suite.setdefault(item.suite.root, []).append(item.result)
+    for root, results in by_suite.items():
+        if all(result.status == "n.a." for result in results):
+            problems.append(f"nothing was judged in suite {root.as_posix()} (every one of its "
+                            f"{len(results)} selected case(s) n.a.), which fails as openeval run "
+                            "fails it")
+    if problems and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if problems:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        for problem in problems:
+            if reporter is not None:
+                reporter.write_line(f"openeval: {problem}", red=True)

@@ -23,8 +23,13 @@ RUNS = [
      EXIT_FAIL, "gate output_contains: pass rate 80.0%, needs 90.0%: FAILED", ""),
     ("a-metric-gate-reached", ["--suite", SCALE, "--fail-under-metric", "output_contains=0.8"],
      EXIT_OK, "gate output_contains: 80.0% reaches 80.0%", ""),
-    ("the-option-wins-over-the-config-gate",
+    # A configuration may only tighten the gate: its higher line stands over the option's.
+    ("a-lower-option-does-not-lower-the-config-gate",
      ["--suite", SCALE, "--fail-under-metric", "argument_correctness=0.5"], EXIT_OK,
+     "gate argument_correctness: pass rate 100.0%, needs 100.0%: passed", ""),
+    ("the-option-wins-when-the-workflow-trusts-the-config",
+     ["--suite", SCALE, "--fail-under-metric", "argument_correctness=0.5",
+      "--trust-config-gates"], EXIT_OK,
      "gate argument_correctness: pass rate 100.0%, needs 50.0%: passed", ""),
     ("a-gate-on-a-name-not-in-the-run", ["--suite", SCALE, "--fail-under-metric", "speed=0.5"],
      EXIT_USAGE, "", "--fail-under-metric speed=0.5: no metric or check named 'speed' in this "
@@ -79,7 +84,13 @@ def test_the_quiet_summary_line_says_which_gate_failed(openeval: Invoke) -> None
                    "--fail-under-metric", "output_contains=0.9")
     assert out.code == EXIT_FAIL
     assert out.stdout.count("\n") == 1
-    assert out.stdout.rstrip().endswith("gate FAILED: gate output_contains: 80.0% is under 90.0%")
+    line = out.stdout.rstrip()
+    assert "gate FAILED: gate output_contains: 80.0% is under 90.0%; " in line
+    # The configuration's fail_under would loosen the default gate: the line says it was not.
+    assert line.endswith("examples/scale/openeval.toml:15: fail_under 0.9 not applied: it would "
+                         "replace the default gate (every case passes) with 0.9, and a "
+                         "configuration may only tighten the gate (--trust-config-gates lets "
+                         "it)")
 
 
 def test_a_config_gate_on_an_unknown_name_names_the_file_and_line(

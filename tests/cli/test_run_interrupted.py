@@ -44,7 +44,8 @@ def alive(pid: int) -> bool:
 def start_run(suite: Path, out: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "openeval", "run", "--suite", str(suite), "--workers", "2",
-         "--output", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+         "--output", str(out), "--allow-code"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 
 

@@ -4,6 +4,7 @@ elsewhere); KeyboardInterrupt still stops the run."""
 
 from __future__ import annotations
 
+import pickle
 import signal
 import threading
 from dataclasses import replace
@@ -13,15 +14,14 @@ from typing import Any
 import pytest
 
 from openeval.adapters.registry import read_trace
-from openeval.code_checks import CodeCheckRef, load_check
 from openeval.code_checks.types import INPUTS
 from openeval.jsonio import read_json_file
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.results.records import CheckResult
-from openeval.runner import run_suite
 from openeval.scores import Score, Scores
 from openeval.scoring import compile_plan, score
 from openeval.testcase_file import load_test_case
+from openeval.trust import TRUSTED
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "code_checks"
 CASE = DATA / "case"
@@ -40,7 +40,8 @@ def test_case() -> EvalTestCase:
 
 def _score(folder: Path, test_case: EvalTestCase, trace: AgentTrace,
            checks: list[dict[str, Any]]) -> tuple[CheckResult, ...]:
-    plan = compile_plan(replace(test_case, checks=checks), source=folder / "testcase.json")
+    plan = compile_plan(replace(test_case, checks=checks), code_policy=TRUSTED,
+                        source=folder / "testcase.json")
     return score(trace, plan)
 
 
@@ -87,13 +88,19 @@ COMBINATIONS = [
     INPUTS,
 ]
 
-ECHO_FILE = '''SEEN = []
+ECHO_FILE = '''import pickle
+from pathlib import Path
 
 
 def evaluate({names}):
-    SEEN.append(dict({pairs}))
+    # The check runs in a worker process: what it saw comes back through a file.
+    Path(__file__).with_suffix(".seen").write_bytes(pickle.dumps(dict({pairs})))
     return True
 '''
+
+
+def _seen(check_file: Path) -> Any:
+    return pickle.loads(check_file.with_suffix(".seen").read_bytes())
 
 
 @pytest.mark.parametrize("names", COMBINATIONS, ids=["+".join(c) for c in COMBINATIONS])
@@ -121,9 +128,7 @@ def test_each_input_arrives_by_name_alone_and_together(
         "params": {"limit": 100},
         "scores": {"first": Scores(first.scores)},
     }
-    ref = CodeCheckRef("echo.py", str((tmp_path / "echo.py").resolve()), None, None)
-    (seen,) = load_check(ref).function.__globals__["SEEN"]
-    assert seen == {name: expected[name] for name in names}
+    assert _seen(tmp_path / "echo.py") == {name: expected[name] for name in names}
 
 
 def test_inputs_fall_back_to_the_trace_when_the_case_has_none(tmp_path: Path) -> None:
@@ -134,12 +139,11 @@ def test_inputs_fall_back_to_the_trace_when_the_case_has_none(tmp_path: Path) ->
     ), encoding="utf-8")
     bare = AgentTrace(task_id="chat", input="Where is my parcel?", final_output="On its way.")
     test_case = EvalTestCase(task_id="chat", metrics=[], checks=[{"code": "echo.py"}])
-    score(bare, compile_plan(test_case, source=tmp_path / "testcase.json"))
-    ref = CodeCheckRef("echo.py", str((tmp_path / "echo.py").resolve()), None, None)
-    assert load_check(ref).function.__globals__["SEEN"] == [{
+    score(bare, compile_plan(test_case, code_policy=TRUSTED, source=tmp_path / "testcase.json"))
+    assert _seen(tmp_path / "echo.py") == {
         "scenario_input": "Where is my parcel?", "model_input": "Where is my parcel?",
         "scenario_result": None,
-    }]
+    }
 
 
 def test_a_check_that_edits_its_inputs_changes_nothing_another_check_sees(
@@ -168,23 +172,40 @@ def test_a_check_that_edits_its_inputs_changes_nothing_another_check_sees(
 SLOW = DATA / "broken" / "slow.py"
 
 
-def test_a_check_past_its_time_limit_in_a_worker_thread_is_abandoned(
+def test_a_check_scored_from_a_thread_is_still_stopped_at_its_line(
     trace: AgentTrace, test_case: EvalTestCase
 ) -> None:
-    # No signal can reach a worker thread: the call runs in a daemon thread left behind.
+    # The check runs in the worker's main thread, where the alarm can stop it, whichever
+    # thread of the scoring process asked.
     checks: list[dict[str, Any]] = [{"code": "slow.py:sleeps", "time_limit": 0.05}]
     found: list[tuple[CheckResult, ...]] = []
-    worker = threading.Thread(
+    asking = threading.Thread(
         target=lambda: found.append(_score(SLOW.parent, test_case, trace, checks))
     )
-    worker.start()
-    worker.join()
+    asking.start()
+    asking.join()
     (result,) = found[0]
     assert result.verdict == "error"
     assert result.details.endswith(
-        "slow.py:12: sleeps ran past its time limit of 0.05 s and was abandoned (it may still "
-        "run in the background); give its check entry a larger 'time_limit' if it needs longer"
+        "slow.py:12: sleeps ran past its time limit of 0.05 s and was stopped; give its check "
+        "entry a larger 'time_limit' if it needs longer"
     )
+
+
+def test_a_check_that_defeats_the_stop_is_killed_at_the_hard_deadline(
+    trace: AgentTrace, test_case: EvalTestCase
+) -> None:
+    checks: list[dict[str, Any]] = [
+        {"code": "slow.py:ignores_every_stop", "time_limit": 0.05},
+        {"code": "slow.py:sleeps", "name": "after", "time_limit": 2},
+    ]
+    killed, after = _score(SLOW.parent, test_case, trace, checks)
+    assert killed.verdict == "error"
+    assert killed.details == (
+        "slow.py:ignores_every_stop: ran past its time limit of 0.05 s and did not stop; its "
+        "process was killed after 1.1 s"
+    )
+    assert after.verdict == "pass"  # a fresh worker serves the next check
 
 
 def test_the_time_limit_leaves_no_alarm_behind(trace: AgentTrace, test_case: EvalTestCase) -> None:
@@ -213,18 +234,14 @@ def test_a_running_alarm_is_never_clobbered(trace: AgentTrace, test_case: EvalTe
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, installed)
-    assert result.verdict == "error" and "was abandoned" in result.details
+    assert result.verdict == "error" and "was stopped" in result.details
 
 
-def test_keyboard_interrupt_in_a_check_stops_the_run(tmp_path: Path) -> None:
-    case = tmp_path / "ctrl-c"
-    case.mkdir()
-    (case / "testcase.json").write_text(
-        '{"task_id": "t", "metrics": [], "checks": [{"code": '
-        f'"{(DATA / "broken" / "interrupts.py").as_posix()}"}}]}}', encoding="utf-8",
-    )
-    (case / "trace.json").write_text('{"task_id": "t", "steps": [], "final_output": "x"}',
-                                     encoding="utf-8")
-    with pytest.raises(KeyboardInterrupt):
-        run_suite(tmp_path)
+def test_a_check_raising_keyboard_interrupt_is_an_errored_check(
+    trace: AgentTrace, test_case: EvalTestCase
+) -> None:
+    # It runs in the worker process: only a Ctrl-C of the run itself stops the run.
+    (result,) = _score(DATA / "broken", test_case, trace, [{"code": "interrupts.py"}])
+    assert result.verdict == "error"
+    assert result.details.endswith("interrupts.py:5: evaluate raised KeyboardInterrupt")
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)

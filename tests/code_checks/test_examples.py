@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from openeval.adapters.base import LoadOptions
 from openeval.code_checks import CodeCheckRef, load_check
 from openeval.jsonio import read_json_file
 from openeval.results.records import CaseResult
 from openeval.runner import run_suite
+from openeval.trust import CodePolicy
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "custom_checks"
 CASES = sorted(p.name for p in EXAMPLE.iterdir() if (p / "testcase.json").is_file())
@@ -18,7 +20,8 @@ CASES = sorted(p.name for p in EXAMPLE.iterdir() if (p / "testcase.json").is_fil
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, CaseResult]:
-    return {case.case_id: case for case in run_suite(EXAMPLE).cases}
+    allow_code = LoadOptions(code=CodePolicy(files=True))  # what --allow-code gives
+    return {case.case_id: case for case in run_suite(EXAMPLE, options=allow_code).cases}
 
 
 def test_the_example_holds_four_cases(results: dict[str, CaseResult]) -> None:

@@ -20,12 +20,18 @@ from openeval.code_checks.loader import split_reference
 from openeval.errors import OpenEvalError
 from openeval.jsonio import read_json_file
 from openeval.models import AgentTrace, EvalTestCase
-from openeval.scoring import compile_plan, score
+from openeval.scoring import CasePlan, compile_plan, score
 from openeval.testcase_file import load_test_case
+from openeval.trust import TRUSTED
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "code_checks"
 CASE = DATA / "case"
 BROKEN = read_json_file(DATA / "broken.json")
+
+
+
+def _plan(case: EvalTestCase, source: Path) -> CasePlan:
+    return compile_plan(case, code_policy=TRUSTED, source=source)
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +175,7 @@ def test_function_and_class_forms_score_alike(
 ) -> None:
     _write(tmp_path / "polite.py", FORMS[form])
     case = replace(test_case, checks=[{"code": "polite.py", "word": word}])
-    (result,) = score(trace, compile_plan(case, source=tmp_path / "testcase.json"))
+    (result,) = score(trace, _plan(case, tmp_path / "testcase.json"))
     assert (result.name, result.verdict, result.spec.kind, result.spec.family) == (
         "polite", verdict, "polite.py", "code"
     )
@@ -200,7 +206,7 @@ def test_declared_score_names_name_the_scores(
         "quotes_refund_id", "refund_id_count"
     )
     case = replace(test_case, checks=[{"code": "ids.py"}])
-    (result,) = score(trace, compile_plan(case, source=tmp_path / "testcase.json"))
+    (result,) = score(trace, _plan(case, tmp_path / "testcase.json"))
     assert result.name == "ids" and [s.name for s in result.scores] == ["quotes_refund_id"]
 
 
@@ -215,7 +221,7 @@ def test_a_broken_check_is_one_errored_check_naming_file_and_line(
         entry["time_limit"] = broken["time_limit"]
     good = {"code": "../../code_checks/suite/checks/policy.py:refund_within_limit", "limit": 100}
     case = replace(test_case, checks=[entry, good])
-    results = score(trace, compile_plan(case, source=Path("case/testcase.json")))
+    results = score(trace, _plan(case, Path("case/testcase.json")))
     failed, after = results
     assert (failed.verdict, failed.scores) == ("error", ())
     assert failed.details == broken["details"]
@@ -229,7 +235,7 @@ def test_a_broken_file_is_read_once_per_process(
     counter = tmp_path / "imports.txt"
     _write(tmp_path / "bad.py", f"open({str(counter)!r}, 'a').write('x')\nraise ValueError('no')\n")
     case = replace(test_case, checks=[{"code": "bad.py"}])
-    plan = compile_plan(case, source=tmp_path / "testcase.json")
+    plan = compile_plan(case, code_policy=TRUSTED, source=tmp_path / "testcase.json")
     details = {score(trace, plan)[0].details for _ in range(3)}
     assert len(details) == 1 and "bad.py:2: importing the check file raised ValueError: no" in (
         details.pop()

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from builders import slow_suite
+from builders import ALLOW_CODE, slow_suite
 
 from openeval.engines import ProcessPoolEngine, SerialEngine
 from openeval.engines.local import ended_how
@@ -23,7 +23,7 @@ from openeval.suite.evaluate import RunPlan
 
 
 def pool_run(suite: Path, start_method: str) -> Iterator[CaseResult]:
-    plan = RunPlan.of(confine_to=suite)
+    plan = RunPlan.of(options=ALLOW_CODE, confine_to=suite)
     return iter(ProcessPoolEngine(2, start_method).run(plan, discover(suite)))
 
 
@@ -53,7 +53,7 @@ def test_a_run_left_early_stops_its_workers(tmp_path: Path) -> None:
 
 def test_the_pool_gives_the_serial_results_in_order(tmp_path: Path) -> None:
     slow_suite(tmp_path / "suite", cases=12, seconds=0)
-    plan = RunPlan.of(confine_to=tmp_path / "suite")
+    plan = RunPlan.of(options=ALLOW_CODE, confine_to=tmp_path / "suite")
     specs = discover(tmp_path / "suite")
     pooled = list(ProcessPoolEngine(3).run(plan, specs))
     assert pooled == list(SerialEngine().run(plan, specs))

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from openeval.adapters.base import LoadOptions
 from openeval.code_checks import CodeCheckRef
 from openeval.engines import ProcessPoolEngine, SerialEngine
 from openeval.errors import TestCaseError
@@ -17,11 +18,16 @@ from openeval.results.files import write_results
 from openeval.results.records import CheckSpec
 from openeval.runner import run_suite
 from openeval.scoring import compile_plan
+from openeval.trust import TRUSTED, CodePolicy
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "code_checks"
 SUITE = DATA / "suite"
 POLICY = SUITE / "checks" / "policy.py"
 CASE_FILE = SUITE / "cases" / "refund-ok" / "testcase.json"
+
+
+ALLOW_FILES = LoadOptions(code=CodePolicy(files=True))
+"""What --allow-code gives."""
 
 
 def _case(*checks: dict[str, Any]) -> EvalTestCase:
@@ -31,7 +37,7 @@ def _case(*checks: dict[str, Any]) -> EvalTestCase:
 def test_a_code_entry_compiles_to_a_spec_and_a_reference() -> None:
     entry = {"code": "../../checks/policy.py:refund_within_limit", "limit": 100,
              "time_limit": 2, "threshold": None}
-    plan = compile_plan(_case(entry), source=CASE_FILE)
+    plan = compile_plan(_case(entry), code_policy=TRUSTED, source=CASE_FILE)
     assert plan.checks == (CheckSpec(
         kind="../../checks/policy.py:refund_within_limit", name="refund_within_limit",
         family="code", settings={"limit": 100, "time_limit": 2}, threshold=None,
@@ -44,8 +50,8 @@ def test_a_code_entry_compiles_to_a_spec_and_a_reference() -> None:
 
 
 def test_a_file_missing_beside_the_case_is_looked_for_in_the_checks_folder() -> None:
-    plan = compile_plan(_case({"code": "policy.py", "name": "policy"}), source=CASE_FILE,
-                        checks_dir=SUITE / "checks")
+    plan = compile_plan(_case({"code": "policy.py", "name": "policy"}), code_policy=TRUSTED,
+                        source=CASE_FILE, checks_dir=SUITE / "checks")
     assert plan.code["policy"].file == str(POLICY)
 
 
@@ -53,11 +59,11 @@ def test_the_run_sets_the_default_time_limit_and_the_entry_wins() -> None:
     plan = compile_plan(
         _case({"code": "policy.py", "name": "a"}, {"code": "policy.py", "name": "b",
                                                     "time_limit": 0.5}),
-        source=POLICY, code_time_limit=12.0,
+        source=POLICY, code_time_limit=12.0, code_policy=TRUSTED,
     )
     assert (plan.code["a"].time_limit, plan.code["b"].time_limit) == (12.0, 0.5)
-    assert compile_plan(_case({"code": "policy.py"}), source=POLICY).code["policy"].time_limit \
-        == 5.0
+    default = compile_plan(_case({"code": "policy.py"}), code_policy=TRUSTED, source=POLICY)
+    assert default.code["policy"].time_limit == 5.0
 
 
 @pytest.mark.parametrize(
@@ -84,18 +90,18 @@ def test_a_code_entry_that_configures_nothing_is_a_test_case_error(
 ) -> None:
     monkeypatch.chdir(SUITE)  # messages show paths relative to the working folder
     with pytest.raises(TestCaseError) as caught:
-        compile_plan(_case(entry), source=POLICY)
+        compile_plan(_case(entry), code_policy=TRUSTED, source=POLICY)
     assert (caught.value.location, caught.value.message) == (location, message)
 
 
 def test_two_code_entries_need_their_own_names() -> None:
     with pytest.raises(TestCaseError, match="name 'policy' is already used by checks\\[0\\]"):
         compile_plan(_case({"code": "policy.py"}, {"code": "policy.py", "limit": 5}),
-                     source=POLICY)
+                     source=POLICY, code_policy=TRUSTED)
 
 
 def test_a_suite_whose_checks_live_in_a_sibling_folder() -> None:
-    suite = run_suite(SUITE, engine=SerialEngine())
+    suite = run_suite(SUITE, options=ALLOW_FILES, engine=SerialEngine())
     assert {c.case_id: c.status for c in suite.cases} == {
         "cases/refund-no-amount": "error",
         "cases/refund-ok": "passed",
@@ -109,9 +115,12 @@ def test_a_suite_whose_checks_live_in_a_sibling_folder() -> None:
 
 
 def test_worker_processes_load_user_code_themselves(tmp_path: Path) -> None:
-    serial = write_results(run_suite(SUITE, engine=SerialEngine()), tmp_path / "serial")
-    spawned = write_results(run_suite(SUITE, engine=ProcessPoolEngine(2, "spawn")),
-                            tmp_path / "spawn")
+    serial = write_results(run_suite(SUITE, options=ALLOW_FILES, engine=SerialEngine()),
+                           tmp_path / "serial")
+    spawned = write_results(
+        run_suite(SUITE, options=ALLOW_FILES, engine=ProcessPoolEngine(2, "spawn")),
+        tmp_path / "spawn",
+    )
     names = sorted(p.name for p in serial.iterdir())
     assert names == sorted(p.name for p in spawned.iterdir())
     for name in names:

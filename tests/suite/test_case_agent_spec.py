@@ -56,10 +56,14 @@ def desk(tmp_path: Path, agents: ModuleType) -> Path:
     return root
 
 
+ALLOW = ("--allow-code-module", "desk_agents")
+"""The opt-in that lets test cases and configurations name agents of this module."""
+
+
 def _freshness(root: Path, *flags: str, code: int) -> dict[str, tuple[str, str]]:
     out = root.parent / "results"
     result = CliRunner().invoke(main, ["run", "--suite", str(root), "--output", str(out),
-                                       *flags])
+                                       *ALLOW, *flags])
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
     assert result.exit_code == code, result.output
@@ -149,3 +153,14 @@ def test_a_bad_configured_agent_spec_names_the_file_and_line(desk: Path) -> None
     found = CliRunner().invoke(main, ["run", "--suite", str(desk)])
     assert found.exit_code == EXIT_FAIL
     assert "openeval.toml" in found.output and "line 2" in found.output
+
+
+def test_without_the_opt_in_an_agent_spec_of_a_file_runs_nothing(desk: Path) -> None:
+    # A pull request's test case or openeval.toml names a module: importing it would run the
+    # author's code, so only the run's own --allow-code-module lets it.
+    found = CliRunner().invoke(main, ["run", "--suite", str(desk)])
+    assert found.exit_code == EXIT_FAIL
+    lines = [line for line in found.output.splitlines() if "agent_spec" in line]
+    assert len(lines) == 2, found.output
+    assert all("--allow-code-module desk_agents" in line for line in lines)
+    assert any("openeval.toml: line 1: agent_spec" in line for line in lines), lines

@@ -39,13 +39,17 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _pytest(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _pytest(project: Path, *args: str, allow_code: bool = True
+            ) -> subprocess.CompletedProcess[str]:
+    """Run pytest in ``project``; the suite's code checks run (``--openeval-allow-code``)
+    unless ``allow_code`` is False."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "openeval.testing.pytest_plugin",
-         "-p", "no:cacheprovider", "-rA", *args],
+         "-p", "no:cacheprovider", "-rA", *(["--openeval-allow-code"] if allow_code else []),
+         *args],
         cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
     )
 

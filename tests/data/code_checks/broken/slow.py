@@ -19,3 +19,12 @@ def swallows(model_output):
             pass
     except BaseException:
         return True
+
+
+def ignores_every_stop(model_output):
+    while True:
+        try:
+            while True:
+                pass
+        except BaseException:
+            pass
