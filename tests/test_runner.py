@@ -3,6 +3,7 @@ check isolated as an errored result, and the same bytes from every engine."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -123,12 +124,18 @@ def test_metric_option_narrows_and_rejects_unknown_names() -> None:
 def test_test_case_metrics_list_narrows_its_own_case(tmp_path: Path) -> None:
     case_dir = tmp_path / "one"
     shutil.copytree(MIXED / "a-good", case_dir)
-    text = (case_dir / "testcase.json").read_text()
-    (case_dir / "testcase.json").write_text(
-        text.replace('"task_id"', '"metrics": ["goal_completion_rate"], "task_id"', 1)
-    )
+    document = json.loads((case_dir / "testcase.json").read_text())
+    # Only the expectation goal_completion_rate reads: any other would configure nothing.
+    kept = {k: v for k, v in document.items()
+            if k in ("task_id", "input", "trace", "expected_final_state")}
+    (case_dir / "testcase.json").write_text(json.dumps({**kept,
+                                                        "metrics": ["goal_completion_rate"]}))
     (result,) = run_suite(tmp_path).cases
     assert [c.name for c in result.checks] == ["goal_completion_rate"]
+    document["metrics"] = ["goal_completion_rate"]  # beside expectations no metric reads
+    (case_dir / "testcase.json").write_text(json.dumps(document))
+    (result,) = run_suite(tmp_path).cases
+    assert "configures nothing: no metric in 'metrics' reads" in (result.error or "")
 
 
 def test_progress_is_reported_after_each_case() -> None:

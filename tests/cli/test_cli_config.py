@@ -37,7 +37,7 @@ def test_json_form(openeval: Invoke) -> None:
     assert settings["max_steps"]["origin"] == {"kind": "config", "source":
                                                "examples/scale/openeval.toml",
                                                "path": "max_steps", "line": 10}
-    assert settings["optimal_steps"]["origin"]["kind"] == "case"
+    assert settings["optimal_steps"]["origin"]["kind"] == "default"  # none: no dead key
     assert "thresholds.step_efficiency" not in settings  # not a billing case
 
 

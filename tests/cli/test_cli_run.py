@@ -220,7 +220,7 @@ def test_notes_of_passed_results_are_printed_and_never_fail(openeval: Invoke) ->
     out = openeval("run", "--suite", str(TOUR))
     assert "    note  tool_selection_accuracy: extra: search_flights" in out.stdout
     notes = [line for line in out.stdout.splitlines() if line.startswith("    note ")]
-    assert len(notes) == 6
+    assert len(notes) == 5  # tour 08's unchecked timeout is its step_budget's n.a. now
 
 
 def test_on_a_terminal_cases_are_drawn_as_a_table(tmp_path: Path) -> None:

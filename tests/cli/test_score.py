@@ -103,7 +103,7 @@ def test_a_line_over_the_limit(openeval: Invoke, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["{tmp}/*.nothing"], "no file matches the glob"),
     (["{tmp}/a.jsonl", "--checks", "{tmp}/bad.toml"],
-     "bad.toml: line 7: checks[2]: unknown setting 'scan_first' for check 'refusal'"),
+     "bad.toml: line 9: checks[2].scan_first: unknown setting 'scan_first' for check 'refusal'"),
     (["{tmp}/a.jsonl", "--fail-under-check", "pii=0.5"],
      "--fail-under-check pii=0.5: unknown check 'pii'"),
     (["{tmp}/a.jsonl", "--results-name", "../x.jsonl"], "expected a plain file name"),

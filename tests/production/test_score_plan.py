@@ -42,9 +42,9 @@ def test_default_checks_are_reference_free() -> None:
     ("unknown.toml", '[[checks]]\ncheck = "pii_leek"\n',
      r"c\.toml: line 2: checks\[0\]\.check: .*pii_leek"),
     ("setting.toml", '[[checks]]\ncheck = "pii_leak"\n\n[[checks]]\ncheck = "refusal"\n'
-     'scan_first = 3\n', r"c\.toml: line 4: checks\[1\]: .*scan_first"),
+     'scan_first = 3\n', r"c\.toml: line 6: checks\[1\]\.scan_first: .*scan_first"),
     ("setting.json", '{"checks": [{"check": "refusal", "scan_first": 3}]}',
-     r"c\.json: checks\[0\]: .*scan_first"),
+     r"c\.json: checks\[0\]\.scan_first: .*scan_first"),
     ("extra.json", '{"checks": [], "metrics": ["x"]}', r"c\.json: metrics: unknown key"),
     ("empty.json", '{"checks": []}', r"c\.json: checks: expected at least one check"),
     ("broken.toml", "[[checks]\n", r"c\.toml: line 1.*invalid TOML"),
