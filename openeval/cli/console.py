@@ -71,11 +71,13 @@ def notes_of(record: CaseResult) -> list[tuple[str, str]]:
 
 
 def trials_text(case: CaseResult) -> str:
-    """Return ``2 of 3 trials passed, rule all`` for a case with trials (empty without)."""
+    """Return ``2 of 3 trials passed, rule all, flaky`` for a case with trials (empty
+    without); the stability label is left out when the case has none."""
     stats = case.trial_stats
     if stats is None:
         return ""
-    return f"{stats.passed} of {stats.n} trials passed, rule {case.trials_rule}"
+    label = f", {case.stability}" if case.stability is not None else ""
+    return f"{stats.passed} of {stats.n} trials passed, rule {case.trials_rule}{label}"
 
 
 def _plain_trial_lines(case: CaseResult) -> list[str]:
@@ -142,8 +144,9 @@ def trials_line(suite: SuiteResult) -> str:
     figures = ", ".join(
         f"pass^{m.k} {percent(m.pass_hat_k)} pass@{m.k} {percent(m.pass_at_k)}" for m in t.by_k
     )
-    return (f"openeval: trials: {t.cases} case(s) with {t.trials} trials, {t.passed_trials} "
-            f"passed; {figures}")
+    labels = f" ({t.labels_text()})" if t.stability is not None else ""
+    return (f"openeval: trials: {t.cases} case(s){labels} with {t.trials} trials, "
+            f"{t.passed_trials} passed; {figures}")
 
 
 def gate_lines(suite: SuiteResult) -> list[str]:
