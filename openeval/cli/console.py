@@ -21,7 +21,7 @@ from openeval.results.summary import percent
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from openeval.results.diff import ResultDiff
+    from openeval.results.diff import BaselinePolicy, ResultDiff
 
 
 def is_terminal() -> bool:
@@ -165,25 +165,34 @@ def print_gates(suite: SuiteResult, *, quiet: bool) -> None:
             click.echo(line)
 
 
-def diff_lines(diff: ResultDiff, baseline: str, *, allowed: bool) -> list[str]:
+def diff_lines(diff: ResultDiff, baseline: str, *, policy: BaselinePolicy) -> list[str]:
     """Return the comparison with a baseline as plain lines: figures, each case that got
-    worse, and the verdict last."""
-    from openeval.report.diff import headline, worse_text
+    worse, disappeared or is newly flaky, and the verdict last."""
+    from openeval.report.diff import flaky_text, headline, worse_text
 
     counts = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in diff.counts().items())
     lines = [f"openeval: baseline {printable(baseline)}: matched {diff.matched} of "
              f"{diff.head_cases} cases; {counts}"]
     lines += [f"WORSE {printable(c.case_id)}: {printable(worse_text(c))}"
               for c in diff.regressions]
-    verdict = "FAILED" if diff.regressions and not allowed else "passed"
-    note = " (--allow-regressions)" if diff.regressions and allowed else ""
+    lines += [f"GONE  {printable(c.case_id)}: in the baseline ({c.base_status}), not in this run"
+              for c in diff.removed]
+    lines += [f"FLAKY {printable(c.case_id)}: {printable(flaky_text(c))}"
+              for c in diff.new_flaky]
+    allowed = [flag for flag, on, found in (
+        ("--allow-regressions", policy.allow_regressions, diff.regressions),
+        ("--allow-removed", policy.allow_removed, diff.removed),
+    ) if on and found]
+    verdict = "FAILED" if policy.fails(diff) else "passed"
+    note = f" ({', '.join(allowed)})" if allowed else ""
     lines.append(f"openeval: baseline gate {verdict}{note}: {headline(diff)}")
     return lines
 
 
-def print_diff(diff: ResultDiff, baseline: str, *, allowed: bool, quiet: bool) -> None:
+def print_diff(diff: ResultDiff, baseline: str, *, policy: BaselinePolicy, quiet: bool
+               ) -> None:
     """Print the comparison with a baseline after the summary (only the verdict if ``quiet``)."""
-    lines = diff_lines(diff, baseline, allowed=allowed)
+    lines = diff_lines(diff, baseline, policy=policy)
     for line in lines[-1:] if quiet else lines:
         click.echo(line)
 
