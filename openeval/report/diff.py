@@ -167,7 +167,8 @@ def _rest_section(diff: ResultDiff) -> list[str]:
 
 def diff_markdown(diff: ResultDiff) -> str:
     """Return the comparison as Markdown for a pull-request comment, ending with a newline."""
-    mark = "❌" if diff.regressions or diff.removed or diff.new_flaky else "✅"
+    # Newly flaky fails only with --fail-on-new-flaky, which the report cannot know: a warning.
+    mark = "❌" if diff.regressions or diff.removed else "⚠️" if diff.new_flaky else "✅"
     lines = [f"## {mark} OpenEval baseline: {headline(diff)}", "", *_figures(diff),
              *_worse_section(diff), *_removed_section(diff), *_flaky_section(diff),
              *_rest_section(diff)]

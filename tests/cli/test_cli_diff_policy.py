@@ -87,6 +87,9 @@ def test_run_with_a_baseline_and_history_tells_a_newly_flaky_case(options: list[
     assert ("FLAKY billing/refund-order: verdict flipped 2 times over 3 runs (new)"
             in out.stdout)
     verdict = "FAILED" if options else "passed"
+    report = _in_process("diff", str(SCALE / "head"), str(SCALE / "baseline"), "--history",
+                         str(SCALE / "baseline"))
+    assert report.stdout.startswith("## ⚠️ OpenEval baseline: 1 case(s) newly flaky\n")
     assert out.stdout.splitlines()[-1] == (
         f"openeval: baseline gate {verdict}: 1 case(s) newly flaky")
 
