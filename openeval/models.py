@@ -30,6 +30,17 @@ def _field_names(cls: type) -> frozenset[str]:
     return frozenset(f.name for f in fields(cls))
 
 
+SCHEMA_KEY = "$schema"
+"""The top-level key naming a file's JSON Schema (for editors); test cases and native traces
+may hold it, and it means nothing to OpenEval (proposals/0192-published-schemas.md)."""
+
+
+def _without_schema_key(data: JSONDict) -> JSONDict:
+    if SCHEMA_KEY not in data:
+        return data
+    return {key: value for key, value in data.items() if key != SCHEMA_KEY}
+
+
 def _check_keys(cls: type, data: JSONDict, where: str) -> None:
     """Raise when ``data`` holds a key that ``cls`` has no field for."""
     known = _field_names(cls)
@@ -218,7 +229,9 @@ class AgentTrace:
 
     @classmethod
     def from_dict(cls, data: JSONDict) -> AgentTrace:
-        """Build a trace from its JSON object; missing optional keys take their defaults."""
+        """Build a trace from its JSON object; missing optional keys take their defaults (a
+        top-level ``"$schema"`` is ignored)."""
+        data = _without_schema_key(data)
         _check_keys(cls, data, "")
         values = dict(data)
         values["steps"] = [_step(step, i) for i, step in enumerate(values.get("steps", []))]
@@ -380,7 +393,9 @@ class EvalTestCase:
 
     @classmethod
     def from_dict(cls, data: JSONDict) -> EvalTestCase:
-        """Build a test case from its JSON object; missing optional keys take their defaults."""
+        """Build a test case from its JSON object; missing optional keys take their defaults
+        (a top-level ``"$schema"`` is ignored)."""
+        data = _without_schema_key(data)
         _check_keys(cls, data, "")
         return cls(**data)
 

@@ -250,10 +250,14 @@ def case_document(case: EvalTestCase) -> dict[str, Any]:
     """Return the JSON object to write for ``case``: its fields, without the unset optional ones.
 
     Keys whose value is None, or an empty ``thresholds``, ``checks`` or ``denied_when``, are
-    left out so the file stays short; they load back to the same defaults.
+    left out so the file stays short; they load back to the same defaults. A first key
+    ``"$schema"`` names the published test case schema, for editors.
     """
+    from openeval.models import SCHEMA_KEY
+    from openeval.schemas.publish import schema_url
+
     document = case.to_dict()
-    return {
+    return {SCHEMA_KEY: schema_url("testcase")} | {
         key: value
         for key, value in document.items()
         if value is not None and not (key in _EMPTY_LEFT_OUT and not value)

@@ -21,7 +21,7 @@ from openeval.results.summary import percent
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from openeval.results.diff import ResultDiff
+    from openeval.results.diff import BaselinePolicy, ResultDiff
 
 
 def is_terminal() -> bool:
@@ -71,11 +71,13 @@ def notes_of(record: CaseResult) -> list[tuple[str, str]]:
 
 
 def trials_text(case: CaseResult) -> str:
-    """Return ``2 of 3 trials passed, rule all`` for a case with trials (empty without)."""
+    """Return ``2 of 3 trials passed, rule all, flaky`` for a case with trials (empty
+    without); the stability label is left out when the case has none."""
     stats = case.trial_stats
     if stats is None:
         return ""
-    return f"{stats.passed} of {stats.n} trials passed, rule {case.trials_rule}"
+    label = f", {case.stability}" if case.stability is not None else ""
+    return f"{stats.passed} of {stats.n} trials passed, rule {case.trials_rule}{label}"
 
 
 def _plain_trial_lines(case: CaseResult) -> list[str]:
@@ -142,8 +144,9 @@ def trials_line(suite: SuiteResult) -> str:
     figures = ", ".join(
         f"pass^{m.k} {percent(m.pass_hat_k)} pass@{m.k} {percent(m.pass_at_k)}" for m in t.by_k
     )
-    return (f"openeval: trials: {t.cases} case(s) with {t.trials} trials, {t.passed_trials} "
-            f"passed; {figures}")
+    labels = f" ({t.labels_text()})" if t.stability is not None else ""
+    return (f"openeval: trials: {t.cases} case(s){labels} with {t.trials} trials, "
+            f"{t.passed_trials} passed; {figures}")
 
 
 def gate_lines(suite: SuiteResult) -> list[str]:
@@ -162,25 +165,34 @@ def print_gates(suite: SuiteResult, *, quiet: bool) -> None:
             click.echo(line)
 
 
-def diff_lines(diff: ResultDiff, baseline: str, *, allowed: bool) -> list[str]:
+def diff_lines(diff: ResultDiff, baseline: str, *, policy: BaselinePolicy) -> list[str]:
     """Return the comparison with a baseline as plain lines: figures, each case that got
-    worse, and the verdict last."""
-    from openeval.report.diff import headline, worse_text
+    worse, disappeared or is newly flaky, and the verdict last."""
+    from openeval.report.diff import flaky_text, headline, worse_text
 
     counts = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in diff.counts().items())
     lines = [f"openeval: baseline {printable(baseline)}: matched {diff.matched} of "
              f"{diff.head_cases} cases; {counts}"]
     lines += [f"WORSE {printable(c.case_id)}: {printable(worse_text(c))}"
               for c in diff.regressions]
-    verdict = "FAILED" if diff.regressions and not allowed else "passed"
-    note = " (--allow-regressions)" if diff.regressions and allowed else ""
+    lines += [f"GONE  {printable(c.case_id)}: in the baseline ({c.base_status}), not in this run"
+              for c in diff.removed]
+    lines += [f"FLAKY {printable(c.case_id)}: {printable(flaky_text(c))}"
+              for c in diff.new_flaky]
+    allowed = [flag for flag, on, found in (
+        ("--allow-regressions", policy.allow_regressions, diff.regressions),
+        ("--allow-removed", policy.allow_removed, diff.removed),
+    ) if on and found]
+    verdict = "FAILED" if policy.fails(diff) else "passed"
+    note = f" ({', '.join(allowed)})" if allowed else ""
     lines.append(f"openeval: baseline gate {verdict}{note}: {headline(diff)}")
     return lines
 
 
-def print_diff(diff: ResultDiff, baseline: str, *, allowed: bool, quiet: bool) -> None:
+def print_diff(diff: ResultDiff, baseline: str, *, policy: BaselinePolicy, quiet: bool
+               ) -> None:
     """Print the comparison with a baseline after the summary (only the verdict if ``quiet``)."""
-    lines = diff_lines(diff, baseline, allowed=allowed)
+    lines = diff_lines(diff, baseline, policy=policy)
     for line in lines[-1:] if quiet else lines:
         click.echo(line)
 

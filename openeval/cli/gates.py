@@ -55,11 +55,30 @@ def read_baseline(path: Path) -> SuiteResult:
                         location=exc.location) from None
 
 
-def compare(base: SuiteResult, head: SuiteResult, tolerance: float) -> ResultDiff:
-    """Return the comparison of ``head`` with ``base``; SuiteError when no case matches."""
+def read_history(paths: tuple[Path, ...]) -> list[SuiteResult]:
+    """Return the runs of the ``--history`` folders, in the order given (newest first).
+
+    Raises ResultFileError naming the file when one cannot be read, prefixed with the option.
+    """
+    from openeval.results.files import read_results
+
+    runs = []
+    for path in paths:
+        try:
+            runs.append(read_results(path))
+        except OpenEvalError as exc:
+            raise type(exc)(f"--history {path.as_posix()}: {exc.message}", source=exc.source,
+                            location=exc.location) from None
+    return runs
+
+
+def compare(base: SuiteResult, head: SuiteResult, tolerance: float,
+            history: list[SuiteResult] | None = None) -> ResultDiff:
+    """Return the comparison of ``head`` with ``base`` (``history``: earlier runs, newest
+    first); SuiteError when no case matches."""
     from openeval.results.diff import diff_results
 
-    return diff_results(base, head, tolerance=tolerance)
+    return diff_results(base, head, tolerance=tolerance, history=history or ())
 
 
 def write_diff_reports(

@@ -24,6 +24,7 @@ import click
 
 if TYPE_CHECKING:
     from openeval.adapters.base import LoadOptions
+    from openeval.results.diff import BaselinePolicy
     from openeval.results.gates import GateRule
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -196,6 +197,36 @@ allow_regressions = click.option(
 )
 """``--allow-regressions``: a baseline comparison only reports."""
 
+allow_removed = click.option(
+    "--allow-removed", is_flag=True,
+    help="Accept cases of the baseline that this run no longer has (by default a case that "
+         "disappeared fails the comparison: deleting a failing case is not a fix).",
+)
+"""``--allow-removed``: a case that disappeared from the baseline does not fail."""
+
+fail_on_new_flaky = click.option(
+    "--fail-on-new-flaky", is_flag=True,
+    help="Also fail when a case is newly flaky: its trials disagree, or its verdict flipped "
+         "twice over --history, the baseline and this run, and it was not flaky before.",
+)
+"""``--fail-on-new-flaky``: a case that became flaky fails the comparison."""
+
+history = click.option(
+    "--history", "history_dirs", multiple=True, type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Results folder of a run before the baseline, newest first; repeat for more. Used "
+         "only to tell flaky cases (a verdict that flips back and forth).",
+)
+"""``--history DIR`` (repeatable, newest first): earlier runs, for flaky verdicts."""
+
+
+def baseline_policy(allow_regressions: bool, allow_removed: bool, fail_on_new_flaky: bool
+                    ) -> Any:
+    """Return the :class:`~openeval.results.diff.BaselinePolicy` the flags ask for."""
+    from openeval.results.diff import BaselinePolicy
+
+    return BaselinePolicy(allow_regressions, allow_removed, fail_on_new_flaky)
+
 
 @dataclass(frozen=True)
 class Baseline:
@@ -206,12 +237,19 @@ class Baseline:
     reports: tuple[str, ...]
     """The ``--baseline-report FORMAT[=PATH]`` values, as given."""
     tolerance: float
-    allow_regressions: bool
+    policy: BaselinePolicy
+    """What fails the comparison (``--allow-regressions``, ``--allow-removed``,
+    ``--fail-on-new-flaky``)."""
+    history: tuple[Path, ...] = ()
+    """The ``--history DIR`` folders, newest first."""
 
 
 def _baseline(baseline_dir: Path | None, baseline_reports: tuple[str, ...], tolerance: float,
-              allow_regressions: bool) -> Baseline:
-    return Baseline(baseline_dir, baseline_reports, tolerance, allow_regressions)
+              allow_regressions: bool, allow_removed: bool, fail_on_new_flaky: bool,
+              history_dirs: tuple[Path, ...]) -> Baseline:
+    return Baseline(baseline_dir, baseline_reports, tolerance,
+                    baseline_policy(allow_regressions, allow_removed, fail_on_new_flaky),
+                    history_dirs)
 
 
 baseline_options = grouped(
@@ -225,6 +263,10 @@ baseline_options = grouped(
                       "json, github), into PATH or onto stdout. Repeatable."),
     tolerance,
     allow_regressions,
+    allow_removed,
+    fail_on_new_flaky,
+    history,
 )
-"""``--baseline``, ``--baseline-report``, ``--tolerance``, ``--allow-regressions``: the
-command receives ``baseline``, one :class:`Baseline`."""
+"""``--baseline``, ``--baseline-report``, ``--tolerance``, ``--allow-regressions``,
+``--allow-removed``, ``--fail-on-new-flaky``, ``--history``: the command receives
+``baseline``, one :class:`Baseline`."""

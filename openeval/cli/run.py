@@ -167,7 +167,7 @@ def run(
     with ExitStack() as held:
         held.enter_context(_signals_stop_the_run())
         try:
-            from openeval.cli.gates import parse_diff_reports, read_baseline
+            from openeval.cli.gates import parse_diff_reports, read_baseline, read_history
             from openeval.runner import check_trials_rule
 
             metrics = parse_metric_names(metric_names)
@@ -177,8 +177,11 @@ def run(
             diff_reports = parse_diff_reports(baseline.reports)
             if diff_reports and baseline.folder is None:
                 raise SuiteError("--baseline-report needs --baseline DIR to compare with")
+            if baseline.history and baseline.folder is None:
+                raise SuiteError("--history needs --baseline DIR to compare with")
             # Read before any case is scored: a bad baseline stops the run at once.
             earlier = read_baseline(baseline.folder) if baseline.folder is not None else None
+            history = read_history(baseline.history)
             if trace_format is not None:
                 from openeval.adapters.registry import get_adapter
 
@@ -210,14 +213,13 @@ def run(
             diff = None
             if earlier is not None and baseline.folder is not None:
                 diff = _compare_with_baseline(
-                    earlier, suite, baseline.folder, output_dir, diff_reports,
-                    baseline.tolerance, baseline.allow_regressions, quiet,
+                    earlier, suite, baseline, history, output_dir, diff_reports, quiet,
                 )
         except RunAborted as exc:
             raise RunAborted(_no_verdict(exc.message, output_dir)) from None
         except KeyboardInterrupt as exc:
             _stopped(exc, output_dir)
-    regressed = diff is not None and bool(diff.regressions) and not baseline.allow_regressions
+    regressed = diff is not None and baseline.policy.fails(diff)
     raise SystemExit(EXIT_OK if suite.gate_passed and not regressed else EXIT_FAIL)
 
 
@@ -285,23 +287,24 @@ class _Floors:
 
 
 def _compare_with_baseline(
-    baseline: SuiteResult,
+    earlier: SuiteResult,
     suite: SuiteResult,
-    baseline_dir: Path,
+    baseline: options.Baseline,
+    history: list[SuiteResult],
     output_dir: Path | None,
     reports: list[tuple[DiffFormat, Path | None]],
-    tolerance: float,
-    allowed: bool,
     quiet: bool,
 ) -> ResultDiff:
     from openeval.cli.console import print_diff
     from openeval.cli.gates import compare, write_diff_reports
 
-    diff = compare(baseline, suite, tolerance)
-    print_diff(diff, baseline_dir.as_posix(), allowed=allowed, quiet=quiet)
+    assert baseline.folder is not None  # the caller compares only with a baseline
+    diff = compare(earlier, suite, baseline.tolerance, history)
+    policy = baseline.policy
+    print_diff(diff, baseline.folder.as_posix(), policy=policy, quiet=quiet)
     head = output_dir.as_posix() if output_dir is not None else None
-    write_diff_reports(diff, reports, base=baseline_dir.as_posix(), head=head,
-                       failing=not allowed)
+    write_diff_reports(diff, reports, base=baseline.folder.as_posix(), head=head,
+                       failing=policy.fails(diff) or not policy.allow_regressions)
     return diff
 
 

@@ -60,6 +60,13 @@ def worse_text(change: CaseChange) -> str:
     return "; ".join(parts)
 
 
+def flaky_text(change: CaseChange) -> str:
+    """Return why a case is flaky, and whether that is new (empty when it is not flaky)."""
+    if change.flaky is None:
+        return ""
+    return change.flaky + (" (new)" if change.new_flaky else " (flaky before this run too)")
+
+
 def _counts_text(diff: ResultDiff) -> str:
     counts = diff.counts()
     return ", ".join(f"{counts[k]} {_KIND_WORDS[k]}" for k in KINDS)
@@ -67,10 +74,14 @@ def _counts_text(diff: ResultDiff) -> str:
 
 def headline(diff: ResultDiff) -> str:
     """Return the one-line verdict of a comparison."""
-    worse = len(diff.regressions)
-    if worse:
-        return f"{worse} case(s) got worse than the baseline"
-    return "nothing got worse than the baseline"
+    parts = []
+    if diff.regressions:
+        parts.append(f"{len(diff.regressions)} case(s) got worse than the baseline")
+    if diff.removed:
+        parts.append(f"{len(diff.removed)} case(s) of the baseline disappeared")
+    if diff.new_flaky:
+        parts.append(f"{len(diff.new_flaky)} case(s) newly flaky")
+    return "; ".join(parts) or "nothing got worse than the baseline"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -103,10 +114,28 @@ def _worse_section(diff: ResultDiff) -> list[str]:
                                              rows)]
 
 
+def _removed_section(diff: ResultDiff) -> list[str]:
+    rows = [[cell(c.case_id), _STATUS[c.base_status], cell(c.testcase_path or "-")]
+            for c in diff.removed]
+    if not rows:
+        return []
+    return ["", "### Disappeared", "", "In the baseline, not in this run (a deleted case fails "
+            "the comparison unless `--allow-removed`):", "",
+            *_table(["case", "baseline", "test case"], rows)]
+
+
+def _flaky_section(diff: ResultDiff) -> list[str]:
+    rows = [[cell(c.case_id), _STATUS[c.head_status], "yes" if c.new_flaky else "no",
+             cell(c.flaky or "")] for c in diff.flaky]
+    if not rows:
+        return []
+    return ["", "### Flaky", "", *_table(["case", "now", "new", "why"], rows)]
+
+
 def _kind_rows(diff: ResultDiff, kind: ChangeKind) -> list[list[str]]:
     rows = []
     for c in diff.changes:
-        if c.kind != kind or c.worse:
+        if c.kind != kind or c.worse or kind == "disappeared":
             continue
         row = [cell(c.case_id), _STATUS[c.base_status], _STATUS[c.head_status]]
         if kind == "improved":
@@ -138,9 +167,11 @@ def _rest_section(diff: ResultDiff) -> list[str]:
 
 def diff_markdown(diff: ResultDiff) -> str:
     """Return the comparison as Markdown for a pull-request comment, ending with a newline."""
-    mark = "❌" if diff.regressions else "✅"
+    # Newly flaky fails only with --fail-on-new-flaky, which the report cannot know: a warning.
+    mark = "❌" if diff.regressions or diff.removed else "⚠️" if diff.new_flaky else "✅"
     lines = [f"## {mark} OpenEval baseline: {headline(diff)}", "", *_figures(diff),
-             *_worse_section(diff), *_rest_section(diff)]
+             *_worse_section(diff), *_removed_section(diff), *_flaky_section(diff),
+             *_rest_section(diff)]
     return "\n".join(lines) + "\n"
 
 
@@ -161,12 +192,23 @@ def diff_github(diff: ResultDiff, *, failing: bool = True) -> str:
     """
     severity: Literal["error", "warning"] = "error" if failing else "warning"
     verdict = f"{headline(diff)}; {_counts_text(diff)}"
-    lines = [command(severity if diff.regressions else "notice", verdict,
+    lines = [command(severity if diff.regressions or diff.removed else "notice", verdict,
                      title="OpenEval baseline")]
     lines += [
         command(severity, worse_text(c), file=c.testcase_path,
                 title=f"OpenEval: {c.case_id} got worse than the baseline")
         for c in diff.regressions
+    ]
+    lines += [
+        command(severity, f"{c.case_id} was in the baseline ({c.base_status}) and is not in "
+                "this run", file=c.testcase_path,
+                title=f"OpenEval: {c.case_id} disappeared")
+        for c in diff.removed
+    ]
+    lines += [
+        command("warning", flaky_text(c), file=c.testcase_path,
+                title=f"OpenEval: {c.case_id} is flaky")
+        for c in diff.new_flaky
     ]
     return "\n".join(lines) + "\n"
 

@@ -265,7 +265,8 @@ def _trials_section(suite: SuiteResult, summary: Summary) -> str:
             f'<tr><th scope="row"><a href="#c{index}">{esc(case.case_id)}</a></th>'
             f'<td class="{_STATUS_CLASS[case.status]}">{case.status}</td>'
             f"<td><code>{esc(case.trials_rule or '')}</code></td>"
-            f"<td>{stats.passed}/{stats.n}</td><td>{marks}</td>"
+            f"<td>{stats.passed}/{stats.n}</td><td>{esc(case.stability or '-')}</td>"
+            f"<td>{marks}</td>"
             f"<td>{esc(_k_figures(stats.pass_hat_k))}</td>"
             f"<td>{esc(_k_figures(stats.pass_at_k))}</td></tr>"
         )
@@ -275,15 +276,20 @@ def _trials_section(suite: SuiteResult, summary: Summary) -> str:
     )
     return (
         f'<h3>Trials</h3><p>{trials.cases} case(s) ran {trials.trials} trials; '
-        f"{trials.passed_trials} passed.</p>"
+        f"{trials.passed_trials} passed.{esc(_labels(trials.labels_text()))}</p>"
         '<table class="trials" id="trials"><thead><tr><th scope="col">case</th>'
         '<th scope="col">status</th><th scope="col">rule</th><th scope="col">passed</th>'
-        '<th scope="col">trials</th><th scope="col">pass^k</th><th scope="col">pass@k</th>'
+        '<th scope="col">label</th><th scope="col">trials</th><th scope="col">pass^k</th>'
+        '<th scope="col">pass@k</th>'
         f'</tr></thead><tbody>{"".join(rows)}</tbody></table>'
         '<table class="trials-means"><thead><tr><th scope="col">k</th><th scope="col">cases'
         '</th><th scope="col">mean pass^k</th><th scope="col">mean pass@k</th></tr></thead>'
         f"<tbody>{means}</tbody></table>"
     )
+
+
+def _labels(text: str) -> str:
+    return f" Labels: {text}." if text else ""
 
 
 def _k_figures(values: Sequence[float]) -> str:

@@ -43,8 +43,9 @@ _VERDICT = {"pass": "pass", "fail": "FAIL", "n.a.": "n.a.", "error": "ERROR"}
 
 
 def _trial_lines(case: CaseResult) -> list[str]:
+    label = f", {case.stability}" if case.stability is not None else ""
     lines = [f"trials: {sum(t.passed for t in case.trials)} of {len(case.trials)} passed, rule "
-             f"{case.trials_rule}"]
+             f"{case.trials_rule}{label}"]
     for trial in case.trials:
         fmt = f" ({trial.trace_format})" if trial.trace_format else ""
         lines.append(f"trial {trial.trial_label}{fmt}: {trial.status}")
@@ -96,6 +97,8 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrib: str) -
 def _testcase(parent: ET.Element, case: CaseResult) -> str | None:
     """Write ``case``; return its outcome element's kind (None when it passed)."""
     element = _sub(parent, "testcase", name=case.case_id, classname=CLASSNAME)
+    if case.stability is not None:
+        _sub(_sub(element, "properties"), "property", name="stability", value=case.stability)
     outcome: str | None = None
     status = case.status
     if status == "error":
@@ -150,6 +153,8 @@ def _gate_properties(properties: ET.Element, suite: SuiteResult) -> None:
         return
     _sub(properties, "property", name="trials",
          value=f"{trials.cases} cases, {trials.trials} trials, {trials.passed_trials} passed")
+    for label, count in trials.stability or ():
+        _sub(properties, "property", name=f"stability:{label}", value=str(count))
     for m in trials.by_k:
         _sub(properties, "property", name=f"pass_hat_k:{m.k}", value=repr(m.pass_hat_k))
         _sub(properties, "property", name=f"pass_at_k:{m.k}", value=repr(m.pass_at_k))

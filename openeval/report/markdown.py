@@ -135,10 +135,10 @@ def _trial_section(suite: SuiteResult, summary: Summary) -> list[str]:
             continue
         rows.append([
             cell(case.case_id), _STATUS_CELL[case.status], cell(case.trials_rule or ""),
-            f"{stats.passed}/{stats.n}", _trial_verdicts(case), _figures(stats.pass_hat_k),
-            _figures(stats.pass_at_k),
+            f"{stats.passed}/{stats.n}", case.stability or "-", _trial_verdicts(case),
+            _figures(stats.pass_hat_k), _figures(stats.pass_at_k),
         ])
-    header = ["case", "status", "rule", "passed", "trials", "pass^k", "pass@k"]
+    header = ["case", "status", "rule", "passed", "label", "trials", "pass^k", "pass@k"]
     table = _table(header, rows)
     means = _table(
         ["k", "cases", "mean pass^k", "mean pass@k"],
@@ -147,9 +147,15 @@ def _trial_section(suite: SuiteResult, summary: Summary) -> list[str]:
     )
     return [
         "", "### Trials", "",
-        f"{trials.cases} case(s) ran {trials.trials} trials; {trials.passed_trials} passed.",
+        f"{trials.cases} case(s) ran {trials.trials} trials; {trials.passed_trials} passed."
+        + _labels(trials.labels_text()),
         "", *_fold(f"All {len(rows)} cases with trials", table, len(rows)), "", *means,
     ]
+
+
+def _labels(text: str) -> str:
+    """`` Labels: 1 stable-pass, 2 flaky, 0 stable-fail.``; empty for older results."""
+    return f" Labels: {text}." if text else ""
 
 
 def _check_section(summary: Summary) -> list[str]:

@@ -1,17 +1,26 @@
 """What changed between two runs: a baseline (say, the main branch) and a head (a pull request).
 
 :func:`diff_results` is pure: two :class:`SuiteResult` values in (read from result folders of
-any version, 0.2.1 included), one :class:`ResultDiff` out. Cases are matched by ``case_id``;
-cases left over on both sides are then matched by ``task_id`` when it names exactly one case on
-each side (so a 0.2.1 baseline, whose case ids are file names, still lines up with today's).
-Each matched case is one of:
+any version, 0.2.1 included), one :class:`ResultDiff` out. Cases are matched by ``case_id``,
+their path in the suite. Only when one of the two runs has no stable case paths (results of
+openeval-core 0.2.1, whose case ids are file names, or of schema version 1) are the cases left
+over on both sides matched by ``task_id``, when it names exactly one case on each side: two
+runs of today's never pair a deleted case with a new one that shares its task id
+(proposals/0191-diff-pairs-by-case-path.md). Each matched case is one of:
 
 - ``regressed``: it passed (or had nothing judged) in the baseline and fails or errors now;
 - ``improved``: it failed or errored in the baseline and passes now;
 - ``still_failing``: it did not pass in either run;
 - ``unchanged``: it passed in both;
 
-and the cases found on one side only have ``appeared`` or ``disappeared``.
+and the cases found on one side only have ``appeared`` or ``disappeared``. A case that
+disappeared fails the baseline gate unless the run allows it (:class:`BaselinePolicy`):
+deleting the failing test is the oldest way to get green.
+
+A case is *flaky* now when its own trials are labelled ``flaky``, or when its verdict (passed
+or failed; errors and n.a. leave no mark) flipped at least :data:`FLIPS_FOR_FLAKY` times over
+the earlier runs given as ``history``, the baseline and this run; it is *newly* flaky when it
+was not flaky by the same rule before this run (proposals/0190-flaky-labels.md).
 
 A case *got worse* (:attr:`CaseChange.worse`, what makes ``openeval diff`` exit 1) when it
 regressed, when a check of it that passed (or was n.a.) now fails or errors even though the
@@ -24,13 +33,15 @@ or disappeared do not move it. Proposal 0060.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Literal
 
 from openeval.errors import SuiteError
 from openeval.results.records import CaseResult, CaseStatus, CheckResult, SuiteResult
 from openeval.results.summary import Summary
+from openeval.results.trials import DEFAULT_FLAKY_BAND
 
 ChangeKind = Literal["regressed", "improved", "still_failing", "unchanged", "appeared",
                      "disappeared"]
@@ -45,6 +56,10 @@ TRIALS_SCORE = "trials passed"
 """The name a case with trials compares under: the share of its trials that passed."""
 
 _FAILING = ("fail", "error")
+
+FLIPS_FOR_FLAKY = 2
+"""Verdict changes across runs that make a case flaky: one change is a regression or a fix;
+passed, failed and passed again (or the reverse) is a case that cannot make up its mind."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +98,11 @@ class CaseChange:
     checks_better: tuple[str, ...] = ()
     """Checks that failed or errored in the baseline and pass now."""
     score_drops: tuple[ScoreDrop, ...] = ()
+    flaky: str | None = None
+    """Why the case is flaky now (``trials 2 of 3 passed``, ``verdict flipped 2 times over 4
+    runs``); None when it is not."""
+    new_flaky: bool = False
+    """True when the case is flaky now and was not before this run."""
 
     @property
     def worse(self) -> bool:
@@ -102,6 +122,8 @@ class CaseChange:
             "checks_worse": list(self.checks_worse),
             "checks_better": list(self.checks_better),
             "score_drops": [d.to_dict() for d in self.score_drops],
+            "flaky": self.flaky,
+            "new_flaky": self.new_flaky,
         }
 
 
@@ -144,11 +166,28 @@ class ResultDiff:
     """Each run's own pass rate, over all its cases."""
     case_pass_rate: RateChange
     """Each run's own case pass rate, over all its cases."""
+    history: int = 0
+    """How many runs before the baseline were looked at for flaky verdicts."""
 
     @property
     def regressions(self) -> tuple[CaseChange, ...]:
         """The cases that got worse (see :attr:`CaseChange.worse`), in head order."""
         return tuple(c for c in self.changes if c.worse)
+
+    @property
+    def removed(self) -> tuple[CaseChange, ...]:
+        """The baseline's cases this run no longer has."""
+        return self.of_kind("disappeared")
+
+    @property
+    def flaky(self) -> tuple[CaseChange, ...]:
+        """The cases of this run that are flaky (see :attr:`CaseChange.flaky`), in order."""
+        return tuple(c for c in self.changes if c.flaky is not None)
+
+    @property
+    def new_flaky(self) -> tuple[CaseChange, ...]:
+        """The flaky cases that were not flaky before this run."""
+        return tuple(c for c in self.changes if c.new_flaky)
 
     def of_kind(self, kind: ChangeKind) -> tuple[CaseChange, ...]:
         """Return the changes of one kind, in order."""
@@ -169,6 +208,10 @@ class ResultDiff:
             "matched_by_task_id": self.matched_by_task_id,
             "counts": self.counts(),
             "regressions": [c.case_id for c in self.regressions],
+            "removed": [c.case_id for c in self.removed],
+            "flaky": [c.case_id for c in self.flaky],
+            "new_flaky": [c.case_id for c in self.new_flaky],
+            "history": self.history,
             "changes": [c.to_dict() for c in self.changes],
             "per_check": [r.to_dict() for r in self.per_check],
             "pass_rate": self.pass_rate.to_dict(),
@@ -176,15 +219,52 @@ class ResultDiff:
         }
 
 
+@dataclass(frozen=True)
+class BaselinePolicy:
+    """What fails the baseline gate: a case that got worse (unless ``allow_regressions``), a
+    case that disappeared (unless ``allow_removed``) and, with ``fail_on_new_flaky``, a case
+    that is newly flaky."""
+
+    allow_regressions: bool = False
+    allow_removed: bool = False
+    fail_on_new_flaky: bool = False
+
+    def failures(self, diff: ResultDiff) -> list[str]:
+        """Return why ``diff`` fails the gate, one phrase per reason; empty when it holds."""
+        found = []
+        if diff.regressions and not self.allow_regressions:
+            found.append(f"{len(diff.regressions)} case(s) got worse")
+        if diff.removed and not self.allow_removed:
+            found.append(f"{len(diff.removed)} case(s) of the baseline disappeared "
+                         "(--allow-removed accepts that)")
+        if diff.new_flaky and self.fail_on_new_flaky:
+            found.append(f"{len(diff.new_flaky)} case(s) newly flaky (--fail-on-new-flaky)")
+        return found
+
+    def fails(self, diff: ResultDiff) -> bool:
+        """True when ``diff`` fails the gate."""
+        return bool(self.failures(diff))
+
+
+def has_case_paths(suite: SuiteResult) -> bool:
+    """True when the run's case ids are stable case paths: every run of today's; not the
+    results of openeval-core 0.2.1 (file names) or of schema version 1, which the reader marks
+    with ``read_from``."""
+    return "read_from" not in suite.metadata
+
+
 def _pairs(
-    base: tuple[CaseResult, ...], head: tuple[CaseResult, ...]
+    base: tuple[CaseResult, ...], head: tuple[CaseResult, ...], *, by_task_id: bool
 ) -> tuple[list[tuple[CaseResult, CaseResult]], int]:
-    """Return ``(base, head)`` pairs in head order, and how many were paired by task id."""
+    """Return ``(base, head)`` pairs in head order, and how many were paired by task id (only
+    ``by_task_id``: when a side has no stable case paths)."""
     by_id = {c.case_id: c for c in base}
     paired: dict[str, CaseResult] = {}  # head case id -> base case
     for case in head:
         if case.case_id in by_id:
             paired[case.case_id] = by_id[case.case_id]
+    if not by_task_id:
+        return [(paired[c.case_id], c) for c in head if c.case_id in paired], 0
     used = {c.case_id for c in paired.values()}
     base_left = [c for c in base if c.case_id not in used]
     head_left = [c for c in head if c.case_id not in paired]
@@ -272,15 +352,71 @@ def _rates(
     )
 
 
+def _verdict_mark(case: CaseResult | None) -> bool | None:
+    """True passed, False failed, None for no mark (absent, errored or nothing judged)."""
+    if case is None or case.status in ("error", "n.a."):
+        return None
+    return case.status == "passed"
+
+
+def _flips(marks: Iterable[bool | None]) -> tuple[int, int]:
+    """Return how many times the verdicts changed, and over how many runs with a verdict."""
+    seen = [m for m in marks if m is not None]
+    return sum(a != b for a, b in pairwise(seen)), len(seen)
+
+
+def _trials_flaky(case: CaseResult | None) -> str | None:
+    stats = case.trial_stats if case is not None else None
+    if case is None or stats is None:
+        return None
+    label = case.stability
+    if case.flaky_band is None and case.status not in ("error", "n.a."):
+        # Written before the labels: its trials say the same under the default band.
+        label = DEFAULT_FLAKY_BAND.label(stats.n, stats.passed)
+    return f"trials: {stats.passed} of {stats.n} passed" if label == "flaky" else None
+
+
+def _flaky(runs: list[CaseResult | None]) -> str | None:
+    """Why the last of ``runs`` (oldest first; None where the case is absent) is flaky."""
+    own = _trials_flaky(runs[-1])
+    if own is not None:
+        return own
+    flips, judged = _flips(_verdict_mark(c) for c in runs)
+    if flips >= FLIPS_FOR_FLAKY:
+        return f"verdict flipped {flips} times over {judged} runs"
+    return None
+
+
+class _Finder:
+    """Finds a case of one earlier run the way the baseline pairs: by case id, and by task id
+    (when it names one case) for a run without stable case paths."""
+
+    def __init__(self, suite: SuiteResult) -> None:
+        self.by_id = {c.case_id: c for c in suite.cases}
+        self.by_task: dict[str, CaseResult] = {}
+        if not has_case_paths(suite):
+            tasks = Counter(c.task_id for c in suite.cases)
+            self.by_task = {c.task_id: c for c in suite.cases if tasks[c.task_id] == 1}
+
+    def find(self, case: CaseResult) -> CaseResult | None:
+        return self.by_id.get(case.case_id) or self.by_task.get(case.task_id)
+
+
 def diff_results(
-    base: SuiteResult, head: SuiteResult, *, tolerance: float = DEFAULT_TOLERANCE
+    base: SuiteResult,
+    head: SuiteResult,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    history: Sequence[SuiteResult] = (),
 ) -> ResultDiff:
-    """Return what changed from ``base`` (the baseline run) to ``head``.
+    """Return what changed from ``base`` (the baseline run) to ``head``; ``history`` holds
+    earlier runs still, newest first, looked at only to tell flaky cases.
 
     Raises SuiteError when the two runs share no case (a baseline of another suite), saying
     how many cases each holds and a few of their ids.
     """
-    pairs, by_task = _pairs(base.cases, head.cases)
+    pairs, by_task = _pairs(base.cases, head.cases,
+                            by_task_id=not (has_case_paths(base) and has_case_paths(head)))
     if not pairs:
         raise SuiteError(
             f"the baseline shares no case with this run: 0 of {len(head.cases)} cases matched "
@@ -289,17 +425,22 @@ def diff_results(
         )
     matched_base = {id(b) for b, _ in pairs}
     matched_head = {h.case_id: b for b, h in pairs}
+    earlier = [_Finder(run) for run in reversed(history)]  # oldest first
     changes: list[CaseChange] = []
     for case in head.cases:
         old = matched_head.get(case.case_id)
+        before: list[CaseResult | None] = [f.find(old or case) for f in earlier] + [old]
+        flaky = _flaky([*before, case])
+        new_flaky = flaky is not None and _flaky(before) is None
         if old is None:
             changes.append(CaseChange(case.case_id, "appeared", None, case.status,
-                                      case.testcase_path))
+                                      case.testcase_path, flaky=flaky, new_flaky=new_flaky))
             continue
         worse, better, drops = _compare_checks(old, case, tolerance)
         changes.append(CaseChange(
             case.case_id, _kind(old, case), old.status, case.status, case.testcase_path,
             old.case_id if old.case_id != case.case_id else None, worse, better, drops,
+            flaky, new_flaky,
         ))
     changes += [
         CaseChange(c.case_id, "disappeared", c.status, None, c.testcase_path)
@@ -316,6 +457,7 @@ def diff_results(
         pass_rate=RateChange("pass rate", base.summary.pass_rate, head.summary.pass_rate),
         case_pass_rate=RateChange("case pass rate", base.summary.case_pass_rate,
                                   head.summary.case_pass_rate),
+        history=len(history),
     )
 
 

@@ -19,7 +19,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from openeval.results.excerpt import TraceExcerpt
-from openeval.results.trials import DEFAULT_RULE, TrialsRule, TrialStats
+from openeval.results.trials import (
+    DEFAULT_FLAKY_BAND,
+    DEFAULT_RULE,
+    FlakyBand,
+    Stability,
+    TrialsRule,
+    TrialStats,
+)
 from openeval.scores import Score, Verdict
 
 if TYPE_CHECKING:
@@ -203,6 +210,9 @@ class CaseResult:
     """The first steps of the trace, its final output and the expected output, bounded; kept
     only when the run is asked to (``--html``, ``--keep-steps``), else None and left out of
     the result file."""
+    flaky_band: FlakyBand | None = None
+    """The band that labels the trials (:attr:`stability`); None for a case without trials,
+    and for one read from a result file written before the labels existed."""
 
     @property
     def errored(self) -> bool:
@@ -241,6 +251,17 @@ class CaseResult:
         if not self.trials:
             return None
         return TrialStats.of(len(self.trials), sum(t.passed for t in self.trials))
+
+    @property
+    def stability(self) -> Stability | None:
+        """``stable-pass``, ``flaky`` or ``stable-fail`` by :attr:`flaky_band` over the trials
+        that did not fail; None without trials or band, and for an errored case (a broken
+        trace is the pipeline's fault, not the agent's variance) or one where nothing was
+        judged."""
+        stats = self.trial_stats
+        if stats is None or self.flaky_band is None or self.status in ("error", "n.a."):
+            return None
+        return self.flaky_band.label(stats.n, stats.passed)
 
     @property
     def trial_label(self) -> str:
@@ -292,6 +313,10 @@ class CaseResult:
             document["trials"] = [t.to_dict() for t in self.trials]
             document["trials_rule"] = self.trials_rule
             document["trial_stats"] = stats.to_dict()
+            if self.flaky_band is not None:
+                document["stability"] = self.stability
+                if not self.flaky_band.is_default:
+                    document["flaky_between"] = self.flaky_band.to_list()
         return document
 
     @classmethod
@@ -313,7 +338,16 @@ class CaseResult:
                 TraceExcerpt.from_dict(data["trace_excerpt"]) if "trace_excerpt" in data
                 else None
             ),
+            flaky_band=_band_of(data),
         )
+
+
+def _band_of(data: Mapping[str, Any]) -> FlakyBand | None:
+    """The band a result file's case was labelled by: written when not the default, implied
+    by a ``stability`` key, absent (None) in files older than the labels."""
+    if "flaky_between" in data:
+        return FlakyBand.parse(data["flaky_between"])
+    return DEFAULT_FLAKY_BAND if "stability" in data else None
 
 
 @dataclass(frozen=True)

@@ -169,6 +169,7 @@ class Summary:
         per: dict[str, _Counter] = {}
         statuses = {"passed": 0, "failed": 0, "error": 0, "n.a.": 0}
         stats = []
+        labels = []
         n = 0
         for case in cases:
             n += 1
@@ -178,6 +179,8 @@ class Summary:
             case_stats = case.trial_stats
             if case_stats is not None:
                 stats.append(case_stats)
+                if case.flaky_band is not None:
+                    labels.append(case.stability)
             for record in case.trials:
                 if record.error is not None:
                     total.add("error")
@@ -210,7 +213,7 @@ class Summary:
             gate_reason=reason,
             gates=gate_list,
             fail_under_cases=fail_under_cases,
-            trials=TrialsSummary.of(stats),
+            trials=TrialsSummary.of(stats, labels),
         )
 
     def unknown_gates(self) -> list[str]:

@@ -10,6 +10,10 @@ did not fail; for every ``k`` from 1 to ``n``:
 
 Both are computed from exact integers and divided once, so the figures are the same on every
 machine. The case's own verdict follows its :class:`TrialsRule` (proposals/0060).
+
+Scoring is deterministic, so trials that disagree disagree because the agent did: a case is
+labelled by its :class:`FlakyBand` as ``stable-pass``, ``flaky`` or ``stable-fail`` from the
+share of its trials that did not fail (proposals/0190-flaky-labels.md).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import Any, Literal
 
 RuleKind = str
 """A trials rule's name: one of ``openeval.results.registry.names()``."""
@@ -100,6 +105,66 @@ class TrialsRule:
         return get(self.kind).decide(n, passed, self.k)
 
 
+Stability = Literal["stable-pass", "flaky", "stable-fail"]
+"""What a case's trials say about the agent: it passes every time, it sometimes does, or it
+never does (within the :class:`FlakyBand`)."""
+
+STABILITY_LABELS: tuple[Stability, ...] = ("stable-pass", "flaky", "stable-fail")
+"""Every label, in the order reports count them."""
+
+
+@dataclass(frozen=True)
+class FlakyBand:
+    """Where a case with trials counts as flaky: the share of its trials that did not fail
+    lies strictly between ``low`` and ``high``; at ``high`` or above it is ``stable-pass``, at
+    ``low`` or below ``stable-fail``. The default (0, 1): flaky whenever the trials disagree.
+    """
+
+    low: float = 0.0
+    high: float = 1.0
+
+    @classmethod
+    def parse(cls, value: Any) -> FlakyBand:
+        """Return the band a ``[trials] flaky_between = [LOW, HIGH]`` value gives; raise
+        ValueError saying what was expected."""
+        if (
+            not isinstance(value, list | tuple) or len(value) != 2
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+            or not 0.0 <= value[0] < value[1] <= 1.0
+        ):
+            raise ValueError(f"expected [LOW, HIGH], two shares with 0 <= LOW < HIGH <= 1, "
+                             f"got {value!r}")
+        return cls(float(value[0]), float(value[1]))
+
+    @property
+    def is_default(self) -> bool:
+        """True for the band (0, 1), which result files leave unwritten."""
+        return self == DEFAULT_FLAKY_BAND
+
+    def label(self, n: int, passed: int) -> Stability:
+        """Return the label of ``passed`` of ``n`` trials (``n`` at least 1)."""
+        # Exact fractions: 2 of 3 against a line written 0.6666666666666666 is at the line.
+        share = Fraction(passed, n)
+        if share >= _line(self.high):
+            return "stable-pass"
+        if share <= _line(self.low):
+            return "stable-fail"
+        return "flaky"
+
+    def to_list(self) -> list[float]:
+        """Return the band as a result file writes it."""
+        return [self.low, self.high]
+
+
+def _line(value: float) -> Fraction:
+    """The fraction a line written as a decimal means (0.6666666666666666 is 2/3)."""
+    return Fraction(value).limit_denominator(1_000_000)
+
+
+DEFAULT_FLAKY_BAND = FlakyBand()
+"""Flaky when some trials passed and some failed."""
+
+
 def pass_hat_k(n: int, c: int, k: int) -> float:
     """Return pass^k for ``c`` passes in ``n`` trials; ``1 <= k <= n`` (ValueError otherwise)."""
     _check(n, c, k)
@@ -169,10 +234,15 @@ class TrialsSummary:
     trials: int
     passed_trials: int
     by_k: tuple[KMeans, ...]
+    stability: tuple[tuple[Stability, int], ...] | None = None
+    """How many cases carry each label, every label listed; None when no case was labelled
+    (result files written before the labels existed)."""
 
     @classmethod
-    def of(cls, stats: list[TrialStats]) -> TrialsSummary | None:
-        """Return the summary of the cases' ``stats``; None when no case had trials."""
+    def of(cls, stats: list[TrialStats], labels: list[Stability | None] | None = None
+           ) -> TrialsSummary | None:
+        """Return the summary of the cases' ``stats`` and stability ``labels`` (one per
+        labelled case); None when no case had trials."""
         if not stats:
             return None
         by_k = []
@@ -184,14 +254,29 @@ class TrialsSummary:
                 math.fsum(s.pass_hat_k[k - 1] for s in having) / len(having),
                 math.fsum(s.pass_at_k[k - 1] for s in having) / len(having),
             ))
+        counted = None
+        if labels:
+            counted = tuple((name, labels.count(name)) for name in STABILITY_LABELS)
         return cls(len(stats), sum(s.n for s in stats), sum(s.passed for s in stats),
-                   tuple(by_k))
+                   tuple(by_k), counted)
+
+    def labels_text(self) -> str:
+        """Return ``1 stable-pass, 2 flaky, 0 stable-fail`` (every report's spelling); empty
+        when no case was labelled."""
+        return ", ".join(f"{n} {name}" for name, n in self.stability or ())
+
+    def count(self, label: Stability) -> int:
+        """Return how many cases carry ``label`` (0 when none was labelled)."""
+        return dict(self.stability or ()).get(label, 0)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the summary as the ``trials`` object of ``summary.json``."""
-        return {
+        document: dict[str, Any] = {
             "cases": self.cases,
             "trials": self.trials,
             "passed_trials": self.passed_trials,
             "by_k": [m.to_dict() for m in self.by_k],
         }
+        if self.stability is not None:
+            document["stability"] = dict(self.stability)
+        return document

@@ -11,6 +11,9 @@ from __future__ import annotations
 from importlib.resources import files
 from typing import Literal, get_args
 
+from openeval.models import SCHEMA_KEY
+from openeval.schemas.publish import schema_url
+
 InitFormat = Literal["native", "openai", "anthropic", "langchain", "otel"]
 INIT_FORMATS: tuple[str, ...] = get_args(InitFormat)
 
@@ -42,7 +45,9 @@ def _template(fmt: str) -> dict[str, bytes]:
 
 
 def _config() -> bytes:
+    # taplo (Even Better TOML) reads the first line: completion and checks in an editor.
     return f"""\
+#:schema {schema_url("config")}
 # Settings every case under {SUITE}/ shares; a test case's own keys win.
 # `openeval config --suite {SUITE} CASE` shows what a case ends up with, and where each setting
 # came from. Every key is in the README ("Suites at scale").
@@ -111,6 +116,15 @@ jobs:
 """.encode()
 
 
+def _with_schema(document: bytes, name: str) -> bytes:
+    """Return a template's JSON with a first key ``"$schema"`` naming its published schema
+    (the templates open with ``{`` and a newline)."""
+    if not document.startswith(b"{\n"):
+        raise ValueError(f"a template {name} file must open with '{{' and a newline")
+    line = f'  "{SCHEMA_KEY}": "{schema_url(name)}",\n'.encode()
+    return b"{\n" + line + document[2:]
+
+
 def init_files(fmt: InitFormat = "native", action: str = ACTION_REF) -> dict[str, bytes]:
     """Return the files of a new suite with one example case in ``fmt``, and its workflow
     (using the Action ``action``), by POSIX path relative to the folder ``openeval init``
@@ -119,6 +133,8 @@ def init_files(fmt: InitFormat = "native", action: str = ACTION_REF) -> dict[str
     trace_name = next(name for name in sorted(template) if name != "testcase.json")
     written = {f"{SUITE}/openeval.toml": _config()}
     for name, data in sorted(template.items()):
+        if name == "testcase.json" or (fmt == "native" and name == trace_name):
+            data = _with_schema(data, "testcase" if name == "testcase.json" else "trace")
         written[f"{SUITE}/{CASE}/{name}"] = data
     written[f"{SUITE}/{CASE}/README.md"] = _case_readme(fmt, trace_name)
     written[".github/workflows/openeval.yml"] = _workflow(action)

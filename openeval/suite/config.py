@@ -6,7 +6,8 @@ cases below it and, at the suite root only, the settings of the run:
 
 - case defaults (:data:`CASE_KEYS`): ``metrics``, ``thresholds``, ``trajectory``, ``checks``,
   ``max_steps``, ``timeout_seconds``, ``optimal_steps``, ``denied_when``, ``agent_spec`` (the
-  agent Fixtura traces are drift-checked against), and ``[trials] rule``;
+  agent Fixtura traces are drift-checked against), ``[trials] rule`` and ``[trials]
+  flaky_between`` (where a case's trials count as flaky, proposals/0190);
 - run settings (:data:`RUN_KEYS`): ``fail_under``, ``fail_under_cases`` and ``[gates]``
   (metric or check name = lowest pass rate). A nested file may hold them too, so a suite can
   be run alone or inside a bigger tree, but they apply only from the file at the root of the
@@ -44,7 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from openeval.errors import OpenEvalError, TestCaseError
-from openeval.results.trials import TrialsRule
+from openeval.results.trials import FlakyBand, TrialsRule
 from openeval.schemas import validate
 from openeval.suite.toml_lines import key_lines, line_of
 
@@ -246,6 +247,12 @@ def _check_names(layer: ConfigLayer) -> None:
             TrialsRule.parse(rule)
         except ValueError as exc:
             raise layer.error(str(exc), "trials.rule") from None
+    band = settings.get("trials", {}).get("flaky_between")
+    if band is not None:
+        try:
+            FlakyBand.parse(band)
+        except ValueError as exc:
+            raise layer.error(str(exc), "trials.flaky_between") from None
 
 
 # ---- the configuration of a suite ----------------------------------------------------------
@@ -467,6 +474,8 @@ class MergedCase:
     layers: tuple[ConfigLayer, ...]
     trials_rule: tuple[str, Origin] | None = None
     """The nearest ``[trials] rule``, when a configuration sets one."""
+    flaky_band: tuple[FlakyBand, Origin] | None = None
+    """The nearest ``[trials] flaky_between``, when a configuration sets one."""
 
     def relocate(self, error: OpenEvalError) -> OpenEvalError:
         """Return ``error`` (raised for the merged document) pointing at where the offending
@@ -516,6 +525,7 @@ def merge_case(
     merged: dict[str, Any] = {}
     origins: dict[str, Origin] = {}
     rule: tuple[str, Origin] | None = None
+    band: tuple[FlakyBand, Origin] | None = None
     for layer in layers:
         for key in CASE_KEYS:
             if key in layer.settings:
@@ -524,6 +534,9 @@ def merge_case(
         trials = layer.settings.get("trials", {})
         if "rule" in trials:
             rule = (trials["rule"], layer.origin("trials.rule"))
+        if "flaky_between" in trials:  # checked when the file was read
+            band = (FlakyBand.parse(trials["flaky_between"]),
+                    layer.origin("trials.flaky_between"))
 
     def case_origin(path: str) -> Origin:
         return Origin("case", testcase, path)
@@ -536,7 +549,7 @@ def merge_case(
             origins[key] = case_origin(key)
     _drop_unused_thresholds(merged, origins)
     _drop_unread_expectations(merged, origins)
-    return MergedCase(merged, origins, tuple(layers), rule)
+    return MergedCase(merged, origins, tuple(layers), rule, band)
 
 
 def _put(

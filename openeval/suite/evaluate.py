@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from openeval.errors import OpenEvalError, TestCaseError
 from openeval.results.records import CaseResult
-from openeval.results.trials import DEFAULT_RULE, TrialsRule
+from openeval.results.trials import DEFAULT_FLAKY_BAND, DEFAULT_RULE, FlakyBand, TrialsRule
 from openeval.suite.discover import display_path
 
 if TYPE_CHECKING:
@@ -84,6 +84,9 @@ class CaseInput:
     """``--trials-rule``, else the nearest configuration's ``[trials] rule``, else ``all``."""
     merged: MergedCase | None = None
     """The merge, with the origin of every setting; None when no configuration applies."""
+    flaky_band: FlakyBand = DEFAULT_FLAKY_BAND
+    """The nearest configuration's ``[trials] flaky_between``, else flaky when trials
+    disagree."""
 
 
 def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
@@ -117,7 +120,8 @@ def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
         raise merged.relocate(exc) from None
     if merged.trials_rule is not None:
         rule = merged.trials_rule[0]
-    return CaseInput(test_case, case_plan, plan.trials_rule or rule, merged)
+    band = merged.flaky_band[0] if merged.flaky_band is not None else DEFAULT_FLAKY_BAND
+    return CaseInput(test_case, case_plan, plan.trials_rule or rule, merged, band)
 
 
 def code_policy(plan: RunPlan) -> CodePolicy:
@@ -202,6 +206,7 @@ def evaluate_case(
         return _score_trials(
             case_id or test_case.task_id, testcase_path, test_case, case_plan, rule,
             [Path(t) for t in trials], replace(plan, options=case_options(plan, test_case)),
+            case_input.flaky_band,
         )
     trace_file = Path(trace_path) if trace_path is not None else None
     if found_beside and test_case.trace is not None:
@@ -263,6 +268,7 @@ def _score_trials(
     rule: str,
     traces: list[Path],
     plan: RunPlan,
+    flaky_band: FlakyBand,
 ) -> CaseResult:
     trials = tuple(
         _score_trial(f"{case_id}#{_label(trace, testcase_path.parent)}", testcase_path,
@@ -278,6 +284,7 @@ def _score_trials(
         error=TrialsRule.parse(rule).needs(len(trials)),
         trials=trials,
         trials_rule=rule,
+        flaky_band=flaky_band,
     )
 
 

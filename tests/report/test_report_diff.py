@@ -22,7 +22,8 @@ DIFF = diff_results(BASE, HEAD)
 def test_markdown_puts_what_got_worse_first_and_folds_the_rest() -> None:
     text = diff_markdown(DIFF)
     lines = text.splitlines()
-    assert lines[0] == "## ❌ OpenEval baseline: 2 case(s) got worse than the baseline"
+    assert lines[0] == ("## ❌ OpenEval baseline: 2 case(s) got worse than the baseline; 1 "
+                        "case(s) of the baseline disappeared")
     assert lines[2].startswith("Matched **4** of 5 cases with the baseline's 5 (1 appeared, "
                                "1 disappeared). Pass rate 80.0% → 60.0% (-20.0 pts)")
     worse = text.index("### Got worse")
@@ -37,7 +38,8 @@ def test_markdown_puts_what_got_worse_first_and_folds_the_rest() -> None:
                            "metric and check</summary>")
     assert "| fixed | ❌ failed | ✅ passed | m0 |" in rest
     assert "| new\\|one | - | ❌ failed |" in rest
-    assert "| gone | ✅ passed | - |" in rest
+    assert "| gone | ✅ passed | gone/testcase.json |" in text[worse:details]
+    assert "gone" not in rest
     assert "| m1 | 100.0% | 50.0% | -50.0 pts |" in rest
     assert "steady" not in text  # unchanged cases are counted, not listed
     assert text.endswith("</details>\n")
@@ -63,7 +65,9 @@ def test_github_annotates_the_test_case_of_each_case_that_got_worse() -> None:
     assert lines[1] == ("::error file=billing/refund/testcase.json,title=OpenEval%3A "
                         "billing/refund got worse than the baseline::passed → failed; newly "
                         "failing: m1")
-    assert len(lines) == 3
+    assert lines[3] == ("::error file=gone/testcase.json,title=OpenEval%3A gone disappeared::"
+                        "gone was in the baseline (passed) and is not in this run")
+    assert len(lines) == 4
     assert diff_github(DIFF, failing=False).splitlines()[1].startswith("::warning file=")
     assert diff_github(diff_results(BASE, BASE)).startswith("::notice title=OpenEval baseline::")
 

@@ -134,9 +134,12 @@ def task(case_id: str, task_id: str, passed: bool) -> CaseResult:
     return CaseResult(case_id, task_id, None, None, None, made.checks)
 
 
-def test_cases_left_over_are_paired_by_a_task_id_unique_on_both_sides() -> None:
+OLD_RESULTS = {"read_from": "openeval-core 0.2.1 results"}
+
+
+def test_cases_left_over_are_paired_by_a_task_id_unique_on_both_sides_for_old_results() -> None:
     base = SuiteResult(cases=(task("refund", "refund-7", True), task("a", "dup", True),
-                              task("b", "dup", True)))
+                              task("b", "dup", True)), metadata=OLD_RESULTS)
     head = SuiteResult(cases=(task("suite/refund", "refund-7", False), task("c", "dup", True)))
     diff = diff_results(base, head)
     assert diff.matched == 1 and diff.matched_by_task_id == 1
