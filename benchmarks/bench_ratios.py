@@ -60,9 +60,10 @@ for path in sys.argv[1:]:
                 orjson.loads(line)
 """
 
-# Byte-compiled modules, as an installed wheel has them (see bench.py).
-ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-       "PYTHONPATH": str(ROOT)}
+# Byte-compiled modules, as an installed wheel has them (see bench.py); --root may point the
+# children at another checkout (a "before" build) while these scripts stay the same.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+ENV["PYTHONPATH"] = str(ROOT)
 
 
 def cpu(command: list[str], repeat: int) -> float:
@@ -132,7 +133,12 @@ def main() -> None:
     parser.add_argument("--agentevals", metavar="PYTHON")
     parser.add_argument("--only", type=int, nargs="*", default=[1, 2, 3, 4, 5],
                         help="rows to measure (1-5)")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="the checkout whose openeval the commands run (default: this one)")
     args = parser.parse_args()
+    ENV["PYTHONPATH"] = str(args.root.resolve())
+    if args.root.resolve() != ROOT:  # row 4 runs in this process: import that checkout
+        sys.path.insert(0, str(args.root.resolve()))
     py = sys.executable
     openeval = bench.openeval_command()
     repeat = args.repeat
