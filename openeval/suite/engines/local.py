@@ -280,7 +280,7 @@ def pool_size(cases: int, cpus: int) -> int:
     A worker's results cross a pipe (pickled there, unpickled here: about a tenth of scoring a
     case) and every case still passes through this process, so on fewer than POOL_FROM_CPUS
     CPUs the pool spends more than it saves: on 2 CPUs it took 1.1-1.6x the CPU time of one
-    process and finished no sooner (proposals/0180). Small suites are over before a pool is up.
+    process (proposals/0180). Small suites are over before a pool is up.
     """
     if cpus < POOL_FROM_CPUS or cases < PARALLEL_FROM:
         return 1
