@@ -118,9 +118,10 @@ def run_suite(
     """Return the results of every case under ``suite_dir``, in sorted path order.
 
     ``metrics`` narrows the registered metrics by name (None for all); ``format`` forces a
-    trace adapter. ``engine`` scores the cases (default: this process, or a pool of ``workers``
-    processes, one per CPU, for suites of PARALLEL_FROM cases or more); the result is the same
-    either way. Traces are read only inside ``suite_dir`` (links resolved) unless
+    trace adapter. ``engine`` scores the cases (default: a pool of ``workers`` processes when
+    given, else a pool only where it pays (see
+    :func:`~openeval.suite.engines.local.pool_size`), else this process); the result is the
+    same either way. Traces are read only inside ``suite_dir`` (links resolved) unless
     ``allow_outside``.
 
     The suite's configuration files (``openeval.toml``, proposals/0060) give every case its

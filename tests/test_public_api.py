@@ -50,7 +50,7 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
     },
     "openeval.checks": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
     "openeval.code_checks": {"call": _SUBMODULE, "loader": _SUBMODULE, "types": _SUBMODULE},
-    "openeval.suite.engines": {"base": _SUBMODULE, "local": _SUBMODULE},
+    "openeval.suite.engines": {"base": _SUBMODULE, "local": _SUBMODULE, "wire": _SUBMODULE},
     "openeval.io": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
     "openeval.production": {"lazy_exports": "the helper that builds __getattr__ and __dir__"},
     "openeval.production.engines": {

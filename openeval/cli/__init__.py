@@ -1,32 +1,84 @@
 """The ``openeval`` command line: one click group, one module per command family.
 
-Only this package prints or exits. Heavy modules (rich, jsonschema, adapters) are imported
-inside the commands, so ``openeval --help`` costs little more than importing click.
+Only this package prints or exits. A command's module is imported when that command runs (or
+its own ``--help`` is asked for), and heavy modules (rich, jsonschema, adapters) inside the
+commands, so ``openeval --help`` costs little more than importing click (proposals/0181).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from gettext import gettext
 from typing import Any, NoReturn
 
 import click
 
-from openeval.cli.config import config
-from openeval.cli.diff import diff
 from openeval.cli.exit_codes import EXIT_USAGE
-from openeval.cli.init import init
-from openeval.cli.lint import lint
-from openeval.cli.record import record
-from openeval.cli.report import report
-from openeval.cli.run import run
-from openeval.cli.score import score
-from openeval.cli.trace import convert, inspect, snapshot
 from openeval.version import __version__
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "config": ("openeval.cli.config",
+               "Print the settings a run of the suite uses, and where each came from."),
+    "convert": ("openeval.cli.trace",
+                "Write TRACE as OpenEval trace JSON (sorted keys, same bytes every time)."),
+    "diff": ("openeval.cli.diff",
+             "Compare the results in HEAD with the baseline results in BASE."),
+    "init": ("openeval.cli.init",
+             "Set up FOLDER (default: here) with evals/ (openeval.toml and one example case) "
+             "and .github/workflows/openeval.yml. Never overwrites a file."),
+    "inspect": ("openeval.cli.trace",
+                "Print the normalised steps of TRACE as a table (plain text when not on a "
+                "terminal)."),
+    "lint": ("openeval.cli.lint",
+             "Score each case against an empty and a do-nothing trace, and mutate its recorded "
+             "trace, to find the cases no agent can fail."),
+    "record": ("openeval.cli.record",
+               "Receive OpenTelemetry traces over OTLP/HTTP (JSON or protobuf) and write each "
+               "finished trace as a file a suite can use. Point an agent at it with "
+               "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318."),
+    "report": ("openeval.cli.report", "Render the results in --input as a report."),
+    "run": ("openeval.cli.run",
+            "Score one case (--trace + --testcase) or a suite (--suite DIR)."),
+    "score": ("openeval.cli.score",
+              "Score every trace in TRACES (files, folders, globs; many traces per file)."),
+    "snapshot": ("openeval.cli.trace",
+                 "Draft a test case from a known-good TRACE: its tool calls, final state and "
+                 "step count."),
+}
+"""Each command: the module defining it (under the command's name) and the first paragraph of
+its help, which the group's ``--help`` shows without importing the module (a test holds the
+two equal)."""
 
 
 class _Main(click.Group):
-    """The command group, with standard streams that never end a run in a traceback."""
+    """The command group, with standard streams that never end a run in a traceback, and
+    its commands imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            import importlib
+
+            module = importlib.import_module(COMMANDS[cmd_name][0])
+            self.add_command(getattr(module, cmd_name), cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # click's own, with a stand-in per command not imported yet: its help's first
+        # paragraph is all the listing reads.
+        commands = [
+            (name, self.commands.get(name) or click.Command(name, help=COMMANDS[name][1]))
+            for name in self.list_commands(ctx)
+        ]
+        shown = [(name, c) for name, c in commands if not c.hidden]
+        if not shown:
+            return
+        limit = formatter.width - 6 - max(len(name) for name, _ in shown)
+        with formatter.section(gettext("Commands")):  # as click words it
+            formatter.write_dl([(name, c.get_short_help_str(limit)) for name, c in shown])
 
     def main(self, *args: Any, **kwargs: Any) -> NoReturn:
         if sys.stdout is None:  # started with its standard output closed
@@ -68,16 +120,3 @@ def _output_failed(exc: OSError) -> int:
 @click.version_option(__version__, prog_name="openeval")
 def main() -> None:
     """Evaluate AI-agent trajectories deterministically, without an LLM judge."""
-
-
-main.add_command(run)
-main.add_command(report)
-main.add_command(diff)
-main.add_command(config)
-main.add_command(convert)
-main.add_command(inspect)
-main.add_command(snapshot)
-main.add_command(score)
-main.add_command(lint)
-main.add_command(init)
-main.add_command(record)

@@ -136,7 +136,7 @@ def _reports(report_options: tuple[str, ...], junit_path: Path | None, html_path
 @options.baseline_options
 @click.option("--workers", type=click.IntRange(min=1), metavar="N",
               help="Score a suite in N worker processes (default: one per CPU, up to 8, for "
-                   "suites of 500 cases or more; else 1).")
+                   "suites of 500 cases or more on 4 CPUs or more; else 1).")
 @options.quiet
 def run(
     target: _Target,

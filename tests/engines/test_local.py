@@ -15,10 +15,11 @@ import pytest
 from builders import ALLOW_CODE, slow_suite
 
 from openeval.engines import ProcessPoolEngine, SerialEngine
-from openeval.engines.local import ended_how
+from openeval.engines.local import ended_how, pool_size
 from openeval.errors import RunAborted
 from openeval.results.records import CaseResult
 from openeval.suite.discover import discover
+from openeval.suite.engines import wire
 from openeval.suite.evaluate import RunPlan
 
 
@@ -67,3 +68,26 @@ def test_the_pool_gives_the_serial_results_in_order(tmp_path: Path) -> None:
 ])
 def test_how_a_process_ended_is_said_in_words(exitcode: int | None, said: str) -> None:
     assert ended_how(exitcode) == said
+
+
+@pytest.mark.parametrize(("cases", "cpus", "workers"), [
+    (10_000, 1, 1), (10_000, 2, 1), (10_000, 3, 1),  # too few CPUs for a pool to pay
+    (499, 16, 1),  # too small a suite
+    (500, 4, 2), (1_000, 4, 4), (10_000, 4, 4), (10_000, 64, 8),
+])
+def test_the_default_pool_runs_only_where_it_pays(cases: int, cpus: int, workers: int) -> None:
+    assert pool_size(cases, cpus) == workers
+
+
+def test_the_pool_sends_results_that_equal_the_serial_ones_field_for_field(
+    tmp_path: Path,
+) -> None:
+    # The suite of the README's tour: every metric, passing and failing, notes and data.
+    suite = Path(__file__).resolve().parents[2] / "examples" / "tour"
+    plan = RunPlan.of(confine_to=suite)
+    specs = discover(suite)
+    serial = list(SerialEngine().run(plan, specs))
+    sent = wire.loads(wire.dumps(serial))
+    assert sent == serial
+    assert [c.to_dict() for c in sent] == [c.to_dict() for c in serial]
+    assert list(ProcessPoolEngine(2).run(plan, specs)) == serial
