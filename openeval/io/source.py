@@ -171,7 +171,9 @@ class TraceSource:
                 more = True  # something follows the first line, even if it is broken
             return _Opening(value, strict, None, more)
         except TraceFormatError as exc:
-            return _Opening(error=exc)
+            # Without its traceback: kept, the traceback's frames keep this source (and its
+            # bytes) alive in a reference cycle until the cyclic collector runs.
+            return _Opening(error=exc.with_traceback(None))
         finally:
             lines.close()
 

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from openeval.adapters.stream import TRACE_FILE_ENDINGS
 from openeval.errors import SuiteError
 
 TESTCASE_NAME = "testcase.json"
@@ -113,6 +114,8 @@ def discover(suite_dir: str | Path) -> list[CaseSpec]:
         testcases = sorted(n for n in names + dirnames if is_testcase_name(n))
         traces = [n for n in names if is_trace_name(n)]
         specs += [_folder_case(root, folder, name, traces) for name in testcases]
+        if traces and not testcases:
+            specs += _misnamed_cases(root, folder, names)
     if not specs:
         raise SuiteError(
             "no case found: expected folders holding testcase.json (or *.testcase.json) and a "
@@ -120,6 +123,24 @@ def discover(suite_dir: str | Path) -> list[CaseSpec]:
             source=root,
         )
     return sorted(specs, key=lambda s: s.case_id)
+
+
+def _looks_like_a_testcase(name: str) -> bool:
+    """``test_case.json``, ``testCase.json``, ``refund.test-case.json``: a test case file by
+    its name, but for the spelling discovery looks for."""
+    return re.sub(r"[^a-z]", "", name.lower()).endswith("testcasejson")
+
+
+def _misnamed_cases(root: Path, folder: Path, names: list[str]) -> list[CaseSpec]:
+    """A folder holding a trace and a file named almost like a test case is an errored case,
+    not a silently skipped one: the gate must not pass on a suite missing a case it was
+    meant to run."""
+    return [
+        CaseSpec(_case_id(root, folder / name), folder / name, None,
+                 f"looks like a test case but is not named {TESTCASE_NAME} (or "
+                 f"NAME{TESTCASE_SUFFIX}), so nothing pairs it with its trace; rename it")
+        for name in names if _looks_like_a_testcase(name)
+    ]
 
 
 def _walk(root: Path, specs: list[CaseSpec]) -> Iterator[tuple[Path, list[str], list[str]]]:
@@ -222,8 +243,11 @@ def _trials(folder: Path) -> tuple[list[Path], str] | None:
         if numbered:
             return [], (f"both trace-N files and a {TRIALS_FOLDER}/ folder; keep one kind of "
                         "trials")
+        # A trials/ folder ignores what a case folder ignores (a README, notes): only files
+        # named like traces are trials.
         files = [trials_dir / n for n in sorted(os.listdir(trials_dir), key=natural_key)
-                 if not n.startswith(".") and (trials_dir / n).is_file()]
+                 if not n.startswith(".") and n.endswith(TRACE_FILE_ENDINGS)
+                 and (trials_dir / n).is_file()]
     except OSError as exc:
         return [], f"cannot list the trials: {exc.strerror or type(exc).__name__}"
     if not files:

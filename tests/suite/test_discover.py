@@ -53,3 +53,24 @@ def test_too_many_trials_are_refused_before_any_is_read(tmp_path: Path) -> None:
     (spec,) = discover(tmp_path)
     assert spec.trials == () and spec.problem == (
         f"holds {MAX_TRIALS + 1} trials; at most {MAX_TRIALS} are read per case")
+
+
+@pytest.mark.parametrize("name", ["test_case.json", "testCase.json", "TestCase.JSON",
+                                  "refund.test-case.json"])
+def test_a_misnamed_test_case_beside_a_trace_is_an_errored_case(tmp_path: Path, name: str
+                                                                ) -> None:
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "trace.json").write_text("{}")
+    (tmp_path / "c" / name).write_text("{}")
+    (spec,) = discover(tmp_path)
+    assert spec.case_id == f"c/{name}"
+    assert spec.problem is not None and "is not named testcase.json" in spec.problem
+
+
+def test_other_json_beside_a_trace_is_no_case(tmp_path: Path) -> None:
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "trace.json").write_text("{}")
+    (tmp_path / "c" / "expected.json").write_text("{}")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "testcase.json").write_text("{}")
+    assert [s.case_id for s in discover(tmp_path)] == ["d"]
