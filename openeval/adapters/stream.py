@@ -55,9 +55,11 @@ __all__ = [
     "TraceRecord",
     "Unreadable",
     "expand_inputs",
+    "folder_inputs",
     "iter_traces",
     "read_blob_records",
     "read_records",
+    "trace_inputs",
 ]
 
 TRACE_FILE_ENDINGS: tuple[str, ...] = (".json", ".jsonl", ".zst", ".trace", ".eval")
@@ -108,35 +110,57 @@ def _display(path: Path) -> str:
     return path.as_posix()
 
 
-def _folder_files(folder: Path) -> list[Path]:
-    found: list[Path] = []
-    for root, dirs, files in os.walk(folder):
+def folder_inputs(folder: Path) -> list[Path | Unreadable]:
+    """Return the trace files under ``folder`` (sorted by path) and, in their place, an
+    :class:`Unreadable` for each folder that could not be listed.
+
+    Folders are walked as ``openeval run`` walks a suite: a link to a folder is followed once
+    per real folder (so a loop ends), hidden entries are left out, and a folder that cannot be
+    listed is not dropped, so a run cannot pass with traces unaccounted for.
+    """
+    found: list[Path | Unreadable] = []
+
+    def unlistable(error: OSError) -> None:
+        where = Path(error.filename) if error.filename else folder
+        reason = error.strerror or type(error).__name__
+        found.append(Unreadable(
+            _display(where), 0,
+            f"cannot list this folder: {reason}; every trace below it is unaccounted for"))
+
+    walked: set[str] = set()
+    for root, dirs, files in os.walk(folder, onerror=unlistable, followlinks=True):
+        real = os.path.realpath(root)
+        if real in walked:  # a link back to a folder already walked: a loop, or a second name
+            dirs[:] = []
+            continue
+        walked.add(real)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in files:
             if not name.startswith(".") and name.lower().endswith(TRACE_FILE_ENDINGS):
                 found.append(Path(root) / name)
-    return sorted(found, key=lambda p: p.as_posix())
+    return sorted(found, key=lambda i: _display(i) if isinstance(i, Path) else i.file)
 
 
-def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
-    """Return the files that ``inputs`` name, in order: each input's files sorted.
+def trace_inputs(inputs: Sequence[str | Path]) -> list[Path | Unreadable]:
+    """Return the files that ``inputs`` name, in order (each input's files sorted), with an
+    :class:`Unreadable` at the place of each folder that could not be listed.
 
     An input is a file, a folder (every file under it whose name ends in
-    :data:`TRACE_FILE_ENDINGS`, hidden ones left out, recursively) or a glob (``**`` reaches
-    into sub-folders; a folder it matches is read as a folder). A file named twice is read
-    once, where it first appears. Raises OpenEvalError for a missing path, a glob matching
-    nothing, a folder holding no trace file, or no input at all.
+    :data:`TRACE_FILE_ENDINGS`, hidden ones left out, recursively; see :func:`folder_inputs`)
+    or a glob (``**`` reaches into sub-folders; a folder it matches is read as a folder). A
+    file named twice is read once, where it first appears. Raises OpenEvalError for a missing
+    path, a glob matching nothing, a folder holding no trace file, or no input at all.
     """
     if not inputs:
         raise OpenEvalError("no input given: name trace files, folders or globs")
-    files: list[Path] = []
+    found: list[Path | Unreadable] = []
     seen: set[str] = set()
 
-    def add(path: Path) -> None:
-        key = os.path.normcase(os.path.abspath(path))
+    def add(item: Path | Unreadable) -> None:
+        key = os.path.normcase(os.path.abspath(item if isinstance(item, Path) else item.file))
         if key not in seen:
             seen.add(key)
-            files.append(path)
+            found.append(item)
 
     for given in inputs:
         path = Path(given)
@@ -146,22 +170,29 @@ def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
             if not matches:
                 raise OpenEvalError(f"no file matches the glob {text!r}")
             for match in matches:
-                found = Path(match)
-                for file in _folder_files(found) if found.is_dir() else [found]:
-                    add(file)
+                each = Path(match)
+                for item in folder_inputs(each) if each.is_dir() else [each]:
+                    add(item)
         elif path.is_dir():
-            inside = _folder_files(path)
+            inside = folder_inputs(path)
             if not inside:
                 raise OpenEvalError(
                     "holds no trace file (names ending in "
                     + ", ".join(TRACE_FILE_ENDINGS) + ")", source=_display(path))
-            for file in inside:
-                add(file)
+            for item in inside:
+                add(item)
         elif path.exists() or path.is_symlink():
             add(path)
         else:
             raise OpenEvalError("file not found", source=_display(path))
-    return files
+    return found
+
+
+def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
+    """Return the trace files of :func:`trace_inputs`, leaving out the folders that could not
+    be listed (kept for callers that want paths only; :func:`iter_traces` and ``openeval
+    score`` keep those folders as unreadable records)."""
+    return [item for item in trace_inputs(inputs) if isinstance(item, Path)]
 
 
 # --- reading one file -----------------------------------------------------------------------
@@ -209,11 +240,13 @@ def iter_traces(
     OpenEvalError at once for a missing path or a glob matching nothing.
     """
     given = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
-    files = expand_inputs(given)
+    files = trace_inputs(given)
     if trace_format is not None:
         get_adapter(trace_format)
     for file in files:
-        for item in read_records(file, trace_format=trace_format, options=options):
+        records = [file] if isinstance(file, Unreadable) else read_records(
+            file, trace_format=trace_format, options=options)
+        for item in records:
             if isinstance(item, Unreadable) and unreadable == "raise":
                 raise TraceFormatError(
                     item.message, source=item.file,

@@ -252,3 +252,31 @@ def test_stream_names_no_format() -> None:
     code = source.split('"""', 2)[2]  # past the module docstring, which explains the rules
     for name in ("otel", "langchain", "fixtura", "openai", "anthropic", "native"):
         assert f'"{name}"' not in code and f"adapters.{name}" not in code, name
+
+
+
+def test_a_folder_that_cannot_be_listed_is_an_unreadable_record(tmp_path: Path) -> None:
+    # iter_traces walks inputs as openeval score does: nothing under a folder it cannot list
+    # is dropped without a word. Root lists any folder, so the child drops the capabilities
+    # that let it (mode bits apply again).
+    import os
+    import subprocess
+    import sys
+
+    for name in ("a", "b"):
+        (tmp_path / "in" / name).mkdir(parents=True)
+        (tmp_path / "in" / name / "t.jsonl").write_bytes(
+            orjson.dumps({"task_id": name, "steps": []}) + b"\n")
+    (tmp_path / "in" / "b").chmod(0o311)  # may enter, may not list
+    prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"] if (
+        os.geteuid() == 0) else []
+    code = ("import sys; from openeval.adapters import iter_traces\n"
+            "for i in iter_traces(sys.argv[1]): print(type(i).__name__, i.file)")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([*prefix, sys.executable, "-c", code, str(tmp_path / "in")],
+                          capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ, "PYTHONPATH": str(root)})
+    (tmp_path / "in" / "b").chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"TraceRecord {tmp_path}/in/a/t.jsonl",
+                                        f"Unreadable {tmp_path}/in/b"]
