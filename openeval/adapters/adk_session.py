@@ -31,7 +31,7 @@ from openeval.adapters._toolkit import (
     token_counts,
 )
 from openeval.adapters._values import epoch_seconds, result_text
-from openeval.adapters.base import TraceSource
+from openeval.adapters.base import TraceSource, apply_given
 from openeval.adapters.tool_args import parse_tool_args
 from openeval.models import AgentTrace
 
@@ -53,13 +53,8 @@ def from_adk_session(
     errors = Errors(None)
     document = to_plain(session, errors, "")
     trace = _convert(document, task_id, errors)
-    for key, value in {"final_output": final_output, "input": input,
-                       "actual_state": actual_state}.items():
-        if value:
-            setattr(trace, key, value)
-    if metadata:
-        trace.metadata = {**trace.metadata, **metadata}
-    return trace
+    return apply_given(trace, final_output=final_output, input=input,
+                       actual_state=actual_state, metadata=metadata)
 
 
 class ADKSessionAdapter:

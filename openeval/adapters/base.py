@@ -197,3 +197,10 @@ def apply_envelope(trace: AgentTrace, overrides: dict[str, Any], where: Path | s
     if "metadata" in overrides:
         overrides = {**overrides, "metadata": {**trace.metadata, **overrides["metadata"]}}
     return replace(trace, **overrides)
+
+
+def apply_given(trace: AgentTrace, **given: Any) -> AgentTrace:
+    """Return ``trace`` with the fields a ``from_*`` caller gave (``final_output``, ``input``,
+    ``actual_state``, ``metadata``; None or empty means "not given") set as an envelope's
+    are: checked for type, metadata merged over the trace's own."""
+    return apply_envelope(trace, {k: v for k, v in given.items() if v}, "<caller>")

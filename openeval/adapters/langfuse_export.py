@@ -37,7 +37,7 @@ from openeval.adapters._toolkit import (
     token_counts,
 )
 from openeval.adapters._values import epoch_seconds, result_text
-from openeval.adapters.base import TraceSource
+from openeval.adapters.base import TraceSource, apply_given
 from openeval.adapters.tool_args import ToolArgs, parse_tool_args
 from openeval.adapters.tool_definitions import merge_definitions, tool_definitions
 from openeval.models import AgentTrace
@@ -64,13 +64,8 @@ def from_langfuse_trace(
     document = to_plain(dump() if callable(dump) and not isinstance(trace, dict) else trace,
                         errors, "")
     result = _convert(document, task_id, errors)
-    for key, value in {"final_output": final_output, "input": input,
-                       "actual_state": actual_state}.items():
-        if value:
-            setattr(result, key, value)
-    if metadata:
-        result.metadata = {**result.metadata, **metadata}
-    return result
+    return apply_given(result, final_output=final_output, input=input,
+                       actual_state=actual_state, metadata=metadata)
 
 
 class LangfuseExportAdapter:

@@ -39,7 +39,7 @@ from openeval.adapters._toolkit import (
     token_counts,
 )
 from openeval.adapters._values import epoch_seconds, result_text
-from openeval.adapters.base import TraceSource
+from openeval.adapters.base import TraceSource, apply_given
 from openeval.adapters.tool_args import parse_tool_args
 from openeval.errors import TraceFormatError
 from openeval.models import AgentTrace
@@ -74,13 +74,8 @@ def from_openai_agents_trace(
     if len(traces) != 1:
         raise errors(f"expected the items of one trace, got {len(traces)} traces")
     trace = traces[0]
-    given = {"final_output": final_output, "input": input, "actual_state": actual_state}
-    for key, value in given.items():
-        if value:
-            setattr(trace, key, value)
-    if metadata:
-        trace.metadata = {**trace.metadata, **metadata}
-    return trace
+    return apply_given(trace, final_output=final_output, input=input,
+                       actual_state=actual_state, metadata=metadata)
 
 
 def _exported(item: Any) -> Any:
