@@ -1,9 +1,9 @@
 """The library's surface: every check of the reference with its settings, defaults and scores.
 
-``tests/data/checks/reference.json`` holds the check library reference's facts
+The ``checks`` of each area's file in ``tests/data/checks/`` hold the check library's facts
 (docs/semantics.md#check-library): each check's first argument, keyword settings with their
-defaults, score names with data types, and the scores it calls lower-is-better. A check is held
-to them once its area module exists, and the format, quality and similarity areas must exist.
+defaults, score names with data types, and the scores it calls lower-is-better. This is the one
+place they are kept; every check and helper is held to them here.
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ import sys
 from typing import Any
 
 import pytest
-from check_cases import DATA
+from check_cases import specs
 
 import openeval.checks as checks
 from openeval.checks import AREAS, CHECK_NAMES, HELPER_NAMES, HELPERS
-from openeval.jsonio import read_json_file
 
-REFERENCE: dict[str, Any] = read_json_file(DATA / "reference.json")
+REFERENCE: dict[str, Any] = specs()
 AREA_OF = {name: area for kind in (AREAS, HELPERS) for area, names in kind.items()
            for name in names}
 PRESENT = [n for n in REFERENCE
