@@ -32,7 +32,7 @@ def _json_default(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def test_check_names_are_the_reference_in_order() -> None:
+def test_check_names_are_the_specs_in_order() -> None:
     assert list(CHECK_NAMES) == [n for n in REFERENCE if n not in HELPER_NAMES]
 
 
@@ -50,7 +50,7 @@ def test_area_defines_its_checks(area: str) -> None:
 
 
 @pytest.mark.parametrize("name", PRESENT)
-def test_signature_matches_reference(name: str) -> None:
+def test_signature_matches_its_spec(name: str) -> None:
     expected = REFERENCE[name]
     parameters = list(inspect.signature(getattr(checks, name)).parameters.values())
     assert parameters[0].name == expected["first"]
@@ -62,13 +62,13 @@ def test_signature_matches_reference(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", [n for n in PRESENT if REFERENCE[n]["scores"]])
-def test_declared_scores_match_reference(name: str) -> None:
+def test_declared_scores_match_its_spec(name: str) -> None:
     declared = getattr(getattr(checks, name), "__scores__", None)
     assert declared == tuple(score for score, _ in REFERENCE[name]["scores"])
 
 
 @pytest.mark.parametrize("name", PRESENT)
-def test_docstring_is_a_contract(name: str) -> None:
+def test_docstring_says_what_it_checks_and_returns(name: str) -> None:
     doc = inspect.getdoc(getattr(checks, name)) or ""
     assert len(doc.splitlines()) >= 5, "say what it checks, its settings and its scores"
     if REFERENCE[name]["scores"]:
