@@ -7,7 +7,10 @@ test run): ``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-common`
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -52,3 +55,11 @@ def write_versions(folder: Path, packages: Sequence[str]) -> None:
     """Record which producer versions wrote the fixtures of ``folder``."""
     lines = [f"{name}=={metadata.version(name)}" for name in packages]
     (folder / "versions.txt").write_text("".join(line + "\n" for line in lines))
+
+
+def record_each(script: str, environments: Mapping[str, Mapping[str, str]]) -> None:
+    """Run ``script`` once per recording name, each in a process of its own with those
+    environment variables set: the producers read their switches once, when imported."""
+    for recording, environment in environments.items():
+        subprocess.run([sys.executable, script, recording], env={**os.environ, **environment},
+                       check=True)
