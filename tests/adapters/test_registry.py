@@ -105,3 +105,10 @@ def test_a_token_count_json_cannot_write_is_refused_at_read(tmp_path: Path) -> N
     with pytest.raises(TraceFormatError, match="input_tokens is the number 1e\\+300") as caught:
         load_trace(path)
     assert caught.value.location == "line 1 (llm_call.input_tokens)"
+
+
+def test_an_unknown_format_is_a_trace_format_error_listing_the_formats() -> None:
+    with pytest.raises(TraceFormatError) as caught:
+        adapters.registry.get("nonesuch")
+    assert caught.value.message.startswith("unknown trace format 'nonesuch'; expected one of: ")
+    assert {"native", "otel", "anthropic"} <= set(caught.value.message.split(": ")[1].split(", "))
