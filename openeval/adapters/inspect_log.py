@@ -28,7 +28,7 @@ from typing import Any
 
 from openeval.adapters._chat import content_text
 from openeval.adapters._run_steps import AskedCall, RunBuilder
-from openeval.adapters._toolkit import Errors, optional_str, to_plain, token_counts
+from openeval.adapters._toolkit import Errors, only_trace, optional_str, to_plain, token_counts
 from openeval.adapters._values import epoch_seconds
 from openeval.adapters.base import TraceSource
 from openeval.adapters.tool_args import ToolArgs, parse_tool_args
@@ -110,20 +110,12 @@ class InspectLogAdapter:
 
     def load(self, source: TraceSource) -> AgentTrace:
         """Return the one sample's trace; raise TraceFormatError when the log holds several."""
-        traces = list(self.load_many(source))
-        if len(traces) > 1:
-            raise TraceFormatError(
-                f"holds {len(traces)} samples; score them all with openeval score (a trace "
-                "per sample), or read one with from_inspect_log(log, sample=...)",
-                source=source.path,
-            )
-        if not traces:
-            raise TraceFormatError("the log holds no sample", source=source.path,
-                                   location="samples")
-        trace = traces[0]
-        if isinstance(trace, TraceFormatError):
-            raise trace
-        return trace
+        return only_trace(
+            self.load_many(source), source.path,
+            several="holds {count} samples; score them all with openeval score (a trace per "
+                    "sample), or read one with from_inspect_log(log, sample=...)",
+            empty="the log holds no sample", empty_location="samples",
+        )
 
     def load_many(self, source: TraceSource) -> Iterator[AgentTrace | TraceFormatError]:
         """Yield each sample's trace, or the error reading it (one sample's error never hides
