@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -57,9 +57,17 @@ def write_versions(folder: Path, packages: Sequence[str]) -> None:
     (folder / "versions.txt").write_text("".join(line + "\n" for line in lines))
 
 
-def record_each(script: str, environments: Mapping[str, Mapping[str, str]]) -> None:
-    """Run ``script`` once per recording name, each in a process of its own with those
-    environment variables set: the producers read their switches once, when imported."""
+def record_each(script: str, record: Callable[[str], None],
+                environments: Mapping[str, Mapping[str, str]], folder: Path,
+                packages: Sequence[str]) -> None:
+    """A recording script's entry point: given a recording name, ``record`` it in this process;
+    given none, run ``script`` once per recording name, each in a process of its own with those
+    environment variables set (the producers read their switches once, when imported), then
+    write the ``packages``' versions into ``folder``."""
+    if len(sys.argv) > 1:
+        record(sys.argv[1])
+        return
     for recording, environment in environments.items():
         subprocess.run([sys.executable, script, recording], env={**os.environ, **environment},
                        check=True)
+    write_versions(folder, packages)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _otlp import DATA, record_each, recorder, write, write_versions
+from _otlp import DATA, record_each, recorder, write
 
 FOLDER = DATA / "otel_adk"
 RECORDINGS = {
@@ -86,10 +86,8 @@ def record(name: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
-        record(sys.argv[1])
-    else:
-        record_each(__file__, {recording: {"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1",
-                                           "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS": capture}
-                               for recording, (_, capture) in RECORDINGS.items()})
-        write_versions(FOLDER, ["google-adk", "google-genai", "opentelemetry-sdk"])
+    record_each(__file__, record,
+                {recording: {"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1",
+                             "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS": capture}
+                 for recording, (_, capture) in RECORDINGS.items()},
+                FOLDER, ["google-adk", "google-genai", "opentelemetry-sdk"])

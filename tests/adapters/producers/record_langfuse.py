@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _otlp import DATA, record_each, write, write_versions
+from _otlp import DATA, record_each, write
 
 FOLDER = DATA / "otel_langfuse"
 
@@ -67,9 +67,7 @@ def record(name: str, failing: bool) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
-        record(sys.argv[1], sys.argv[1].endswith("error"))
-    else:
-        record_each(__file__, {recording: {"LANGFUSE_TRACING_ENVIRONMENT": "test"}
-                               for recording in ("weather", "weather_tool_error")})
-        write_versions(FOLDER, ["langfuse", "openai", "opentelemetry-sdk"])
+    record_each(__file__, lambda recording: record(recording, recording.endswith("error")),
+                {recording: {"LANGFUSE_TRACING_ENVIRONMENT": "test"}
+                 for recording in ("weather", "weather_tool_error")},
+                FOLDER, ["langfuse", "openai", "opentelemetry-sdk"])

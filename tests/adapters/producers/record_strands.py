@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _otlp import DATA, record_each, recorder, write, write_versions
+from _otlp import DATA, record_each, recorder, write
 
 FOLDER = DATA / "otel_strands"
 RECORDINGS = {
@@ -62,9 +62,7 @@ def record(name: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
-        record(sys.argv[1])
-    else:
-        record_each(__file__, {recording: {"OTEL_SEMCONV_STABILITY_OPT_IN": opt_in}
-                               for recording, (opt_in, _) in RECORDINGS.items()})
-        write_versions(FOLDER, ["strands-agents", "openai", "opentelemetry-sdk"])
+    record_each(__file__, record,
+                {recording: {"OTEL_SEMCONV_STABILITY_OPT_IN": opt_in}
+                 for recording, (opt_in, _) in RECORDINGS.items()},
+                FOLDER, ["strands-agents", "openai", "opentelemetry-sdk"])
