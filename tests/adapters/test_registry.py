@@ -42,10 +42,15 @@ def test_python_non_finite_floats_are_named(
 
 
 ENTRY_POINTS = [
-    "from_anthropic_messages", "from_fixtura_trace", "from_langchain_messages",
-    "from_langchain_run", "from_openai_messages", "from_otel_spans",
+    "from_adk_session", "from_anthropic_messages", "from_fixtura_trace", "from_inspect_log",
+    "from_langchain_messages", "from_langchain_run", "from_langfuse_trace", "from_mlflow_trace",
+    "from_openai_agents_trace", "from_openai_messages", "from_otel_spans",
 ]
 SHARED = ("task_id", "input", "final_output", "actual_state", "metadata")
+
+
+def test_the_entry_points_are_every_from_function() -> None:
+    assert sorted(name for name in dir(adapters) if name.startswith("from_")) == ENTRY_POINTS
 
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)
