@@ -33,8 +33,7 @@ object (never a mock):
 - ``{"$trace": {...}}``: an :class:`AgentTrace` from ``input``, ``output`` (the reply,
   appended as the last assistant message when there are ``messages``), ``messages``
   (``[role, content]``, ``[role, content, name]`` or a message object with a ``turn``),
-  ``steps`` (compact, see :func:`step`),
-  ``metadata`` and ``tool_definitions``;
+  ``steps`` (compact, see :func:`step`), ``metadata`` and ``tool_definitions``;
 - ``{"$context": {"trace": {...}, "expected_output": ...}}``: a :class:`CheckContext` of that
   trace and a test case expecting ``expected_output``;
 - ``{"$steps": [...]}``: a list of :class:`TraceStep`;
