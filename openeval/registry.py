@@ -45,6 +45,7 @@ class Registry(Generic[F]):
         *,
         added_first: bool = False,
         module_attr: str | None = None,
+        error: type[OpenEvalError] = OpenEvalError,
     ) -> None:
         self.kind = kind
         """What an entry is, in messages: ``metric``, ``check``, ``trace format`` ..."""
@@ -60,6 +61,9 @@ class Registry(Generic[F]):
         self.added_first = added_first
         """List (and so try) run-time and third-party entries before the built-ins: trace
         formats are detected in list order, and a plugin's format must get the first look."""
+        self.error = error
+        """What :meth:`get` raises for an unknown name: the error of the kind's layer (a
+        TraceFormatError for a trace format), so callers need not translate it."""
 
     def register(self, name: str, factory: F | None = None, *, replace: bool = False) -> Any:
         """Register ``factory`` under ``name`` (or, without ``factory``, return a decorator).
@@ -109,7 +113,7 @@ class Registry(Generic[F]):
         return isinstance(name, str) and name in self.names()
 
     def get(self, name: str) -> F:
-        """Return the factory called ``name``; raise OpenEvalError listing the valid names."""
+        """Return the factory called ``name``; raise :attr:`error` listing the valid names."""
         found = self._registered.get(name) or self._loaded.get(name)
         if found is not None:
             return found
@@ -120,7 +124,7 @@ class Registry(Generic[F]):
             return loaded
         ep = self._third_party().get(name)
         if ep is None:
-            raise OpenEvalError(unknown_name(self.kind, name, self.names()))
+            raise self.error(unknown_name(self.kind, name, self.names()))
         third: F = ep.load()
         if self.module_attr is not None and isinstance(third, types.ModuleType):
             third = getattr(third, self.module_attr)

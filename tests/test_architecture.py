@@ -63,7 +63,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("openeval.ci", "openeval.cli", "openeval.testing"),
     ("openeval.__main__", "openeval"),  # the root only re-exports, lazily
 )
-"""The layers, lowest first; the lead extends this table as packages land.
+"""The layers, lowest first; a new package is placed here when it lands.
 
 A module belongs to the entry that is its longest dotted prefix (``openeval.adapters.otel``
 belongs to ``openeval.adapters``); the package root ``openeval`` matches only itself, so a

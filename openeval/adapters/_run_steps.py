@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from openeval.adapters._toolkit import Errors, Turns, require_activity
+from openeval.adapters._toolkit import CallPairing, Errors, Turns, require_activity
 from openeval.adapters._values import duration_ms
 from openeval.adapters.tool_args import ToolArgs
 from openeval.models import AgentTrace, MessageRole, Signal, TraceStep
@@ -28,19 +28,13 @@ class AskedCall:
     call_id: str | None = None
 
 
-@dataclass
-class _Waiting:
-    step: TraceStep
-    call_id: str | None
-
-
 class RunBuilder:
     """Collects a run's steps and conversation in the order its parts are given."""
 
     def __init__(self) -> None:
         self.steps: list[TraceStep] = []
         self.turns = Turns()
-        self.waiting: list[_Waiting] = []
+        self.pairing = CallPairing()
         self.turn: int | None = None
         self.tool_definitions: list[dict[str, Any]] = []
 
@@ -77,7 +71,7 @@ class RunBuilder:
                 timestamp=start or 0.0, turn=number,
             )
             self.steps.append(step)
-            self.waiting.append(_Waiting(step, call.call_id))
+            self.pairing.expect(step, call.call_id)
         self.turns.answer(text, asked_for_tools=bool(calls))
         return number
 
@@ -97,7 +91,7 @@ class RunBuilder:
 
         ``arguments`` None keeps what the model asked for (the source did not record what ran).
         """
-        step = self._take(call_id, name)
+        step = self.pairing.take(call_id, name)
         if step is None:
             step = TraceStep(step_id=0, type="tool_call", tool_name=name, turn=self.turn)
             self.steps.append(step)
@@ -118,24 +112,16 @@ class RunBuilder:
         self.turns.acted()
         return step
 
-    def _take(self, call_id: str | None, name: str | None) -> TraceStep | None:
-        if call_id is not None:
-            for index, waiting in enumerate(self.waiting):
-                if waiting.call_id == call_id:
-                    return self.waiting.pop(index).step
-        for index, waiting in enumerate(self.waiting):
-            if call_id is not None and waiting.call_id is not None:
-                continue
-            if name is not None and waiting.step.tool_name != name:
-                continue
-            return self.waiting.pop(index).step
-        return None
+    def awaits(self, name: str) -> bool:
+        """Return whether a call of tool ``name`` is waiting for its run."""
+        return any(open_call.step.tool_name == name for open_call in self.pairing.waiting)
 
     def take_waiting(self, prefix: str) -> TraceStep | None:
         """Return (no longer waiting) the oldest waiting call whose tool name starts so."""
-        for index, waiting in enumerate(self.waiting):
-            if (waiting.step.tool_name or "").startswith(prefix):
-                return self.waiting.pop(index).step
+        waiting = self.pairing.waiting
+        for index, open_call in enumerate(waiting):
+            if (open_call.step.tool_name or "").startswith(prefix):
+                return waiting.pop(index).step
         return None
 
     def trace(

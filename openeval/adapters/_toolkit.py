@@ -6,6 +6,7 @@
 - :func:`to_plain`: SDK objects (pydantic ``model_dump``, ``dict()``) turned into JSON values;
 - :func:`token_count` / :func:`token_counts`: token usage, refused when it is not a count;
 - :func:`task_id_from_path`: the one rule for a trace file's default task id;
+- :func:`only_trace`: the one trace of a file that may hold several (``load`` over ``load_many``);
 - :func:`conversation`: the messages list, with the rules every adapter follows for it.
 """
 
@@ -73,6 +74,29 @@ def optional_str(container: Mapping[str, Any], key: str) -> str | None:
     """Return ``container[key]`` when it is a non-empty string, else None."""
     value = container.get(key)
     return value if isinstance(value, str) and value else None
+
+
+def only_trace(
+    found: Iterable[AgentTrace | TraceFormatError],
+    path: str | Path | None,
+    *,
+    several: str,
+    empty: str,
+    empty_location: str | None = None,
+) -> AgentTrace:
+    """Return the one trace ``found`` holds (an adapter's ``load_many``), raising its error.
+
+    ``several`` is the message for more than one trace, with ``{count}`` for how many; ``empty``
+    (at ``empty_location``) the message for none.
+    """
+    traces = list(found)
+    if len(traces) > 1:
+        raise TraceFormatError(several.format(count=len(traces)), source=path)
+    if not traces:
+        raise TraceFormatError(empty, source=path, location=empty_location)
+    if isinstance(traces[0], TraceFormatError):
+        raise traces[0]
+    return traces[0]
 
 
 # --- pairing results with calls -----------------------------------------------------------------

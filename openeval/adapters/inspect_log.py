@@ -28,9 +28,9 @@ from typing import Any
 
 from openeval.adapters._chat import content_text
 from openeval.adapters._run_steps import AskedCall, RunBuilder
-from openeval.adapters._toolkit import Errors, optional_str, to_plain, token_counts
+from openeval.adapters._toolkit import Errors, only_trace, optional_str, to_plain, token_counts
 from openeval.adapters._values import epoch_seconds
-from openeval.adapters.base import TraceSource
+from openeval.adapters.base import TraceSource, apply_given
 from openeval.adapters.tool_args import ToolArgs, parse_tool_args
 from openeval.errors import TraceFormatError
 from openeval.io.zstd import zstd_chunks
@@ -49,12 +49,14 @@ DENIED_ERRORS = frozenset({"approval", "parsing"})
 
 def from_inspect_log(
     log: Any, *, sample: int | str | None = None, task_id: str | None = None,
+    final_output: str = "", input: str | None = None,
     actual_state: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace of one sample of an Inspect ``EvalLog`` (the object or its JSON).
 
     ``sample`` picks the sample by id (or by position when an int matches no id); it may be
-    left out when the log holds one sample. Raises TraceFormatError naming the place of
+    left out when the log holds one sample. The keywords replace what the sample says when
+    given, as for every ``from_*`` entry point. Raises TraceFormatError naming the place of
     anything malformed, or when the choice of sample is ambiguous.
     """
     errors = Errors(None)
@@ -65,11 +67,8 @@ def from_inspect_log(
     trace = _sample_trace(samples[index], f"samples[{index}]", document, errors, len(samples))
     if task_id:
         trace.task_id = task_id
-    if actual_state:
-        trace.actual_state = actual_state
-    if metadata:
-        trace.metadata = {**trace.metadata, **metadata}
-    return trace
+    return apply_given(trace, final_output=final_output, input=input,
+                       actual_state=actual_state, metadata=metadata)
 
 
 def _pick(samples: list[Any], wanted: int | str | None, errors: Errors) -> int:
@@ -110,20 +109,12 @@ class InspectLogAdapter:
 
     def load(self, source: TraceSource) -> AgentTrace:
         """Return the one sample's trace; raise TraceFormatError when the log holds several."""
-        traces = list(self.load_many(source))
-        if len(traces) > 1:
-            raise TraceFormatError(
-                f"holds {len(traces)} samples; score them all with openeval score (a trace "
-                "per sample), or read one with from_inspect_log(log, sample=...)",
-                source=source.path,
-            )
-        if not traces:
-            raise TraceFormatError("the log holds no sample", source=source.path,
-                                   location="samples")
-        trace = traces[0]
-        if isinstance(trace, TraceFormatError):
-            raise trace
-        return trace
+        return only_trace(
+            self.load_many(source), source.path,
+            several="holds {count} samples; score them all with openeval score (a trace per "
+                    "sample), or read one with from_inspect_log(log, sample=...)",
+            empty="the log holds no sample", empty_location="samples",
+        )
 
     def load_many(self, source: TraceSource) -> Iterator[AgentTrace | TraceFormatError]:
         """Yield each sample's trace, or the error reading it (one sample's error never hides

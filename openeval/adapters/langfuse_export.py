@@ -174,7 +174,7 @@ def _convert(document: Any, task_id: str | None, errors: Errors) -> AgentTrace:
 
 
 def _awaited(builder: RunBuilder, name: str | None) -> bool:
-    return name is not None and any(w.step.tool_name == name for w in builder.waiting)
+    return name is not None and builder.awaits(name)
 
 
 def _generation(

@@ -33,6 +33,7 @@ from openeval.adapters._chat import content_text
 from openeval.adapters._run_steps import AskedCall, RunBuilder
 from openeval.adapters._toolkit import (
     Errors,
+    only_trace,
     optional_str,
     task_id_from_path,
     to_plain,
@@ -107,18 +108,12 @@ class OpenAIAgentsAdapter:
 
     def load(self, source: TraceSource) -> AgentTrace:
         """Return the one trace in ``source``; raise TraceFormatError when it holds several."""
-        traces = list(self.load_many(source))
-        if len(traces) > 1:
-            raise TraceFormatError(
-                f"holds {len(traces)} traces (trace_id); score them all with openeval score, "
-                "or keep one trace's items per file",
-                source=source.path,
-            )
-        for trace in traces:
-            if isinstance(trace, TraceFormatError):
-                raise trace
-            return trace
-        raise TraceFormatError("no trace in the file", source=source.path)
+        return only_trace(
+            self.load_many(source), source.path,
+            several="holds {count} traces (trace_id); score them all with openeval score, or "
+                    "keep one trace's items per file",
+            empty="no trace in the file",
+        )
 
     def load_many(self, source: TraceSource) -> Iterator[AgentTrace | TraceFormatError]:
         """Yield each trace of ``source`` (one per ``trace_id``), or the error reading it."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
-from openeval.errors import OpenEvalError, TraceFormatError
+from openeval.errors import TraceFormatError
 from openeval.io import check_trace
 from openeval.models import AgentTrace
 from openeval.registry import Registry
@@ -43,7 +43,8 @@ BUILTIN: dict[str, str] = {name: f"{module}:ADAPTER" for name, module in _BUILTI
 """Built-in formats as ``name -> module:ADAPTER``, in detection order (the table above)."""
 
 REGISTRY: Registry[Any] = Registry(
-    "trace format", "openeval.adapters", BUILTIN, added_first=True, module_attr="ADAPTER"
+    "trace format", "openeval.adapters", BUILTIN, added_first=True, module_attr="ADAPTER",
+    error=TraceFormatError,
 )
 
 ADAPTERS = REGISTRY
@@ -59,10 +60,7 @@ def register(adapter: TraceAdapter) -> TraceAdapter:
 
 def get(name: str) -> TraceAdapter:
     """Return the adapter called ``name``; raise TraceFormatError listing the valid names."""
-    try:
-        adapter: TraceAdapter = REGISTRY.get(name)
-    except OpenEvalError as exc:
-        raise TraceFormatError(exc.message) from None
+    adapter: TraceAdapter = REGISTRY.get(name)
     return adapter
 
 

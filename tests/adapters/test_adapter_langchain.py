@@ -448,6 +448,9 @@ BAD_INPUT: list[tuple[str, str, Callable[[Any], Any], str, str]] = [
      "child_runs", "expected a list of runs"),
     ("bad_start_time", "loop_weather", _mutate(["child_runs", 1, "start_time"], "yesterday"),
      "child_runs[1].start_time", "expected an ISO 8601 time"),
+    ("start_time_in_milliseconds", "loop_weather",
+     _mutate(["child_runs", 1, "start_time"], 1_700_000_000_000),
+     "child_runs[1].start_time", "expected an epoch time in seconds"),
     ("tool_calls_string", "loop_weather", _mutate(
         ["child_runs", 0, "outputs", "generations", 0, 0, "message", "kwargs", "tool_calls"],
         "get_weather"), "child_runs[0].outputs.tool_calls", "expected 'tool_calls' as a list"),

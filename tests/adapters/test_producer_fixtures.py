@@ -195,3 +195,21 @@ def test_langfuse_and_mlflow_read_each_model_output_shape(name: str, tmp_path: P
         [call] = trace.tool_calls()
         assert (call.tool_name, call.tool_args) == ("get_weather", {"city": "Paris"})
         assert call.tool_result == "18°C and sunny in Paris"
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_python_entry_point_sets_what_the_caller_gives(name: str) -> None:
+    import openeval.adapters
+    from openeval.errors import TraceFormatError
+
+    entry, kwargs = ENTRY_POINTS[name]
+    function = getattr(openeval.adapters, entry)
+    document = orjson.loads((DATA / name).read_bytes())
+    own = function(document, **kwargs)
+    trace = function(document, final_output="given answer", input="given question",
+                     actual_state={"done": True}, metadata={"given": 1}, **kwargs)
+    assert (trace.final_output, trace.input) == ("given answer", "given question")
+    assert trace.actual_state == {"done": True}
+    assert trace.metadata == {**own.metadata, "given": 1}
+    with pytest.raises(TraceFormatError, match="actual_state"):
+        function(document, actual_state=["not", "an", "object"], **kwargs)

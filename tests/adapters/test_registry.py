@@ -42,10 +42,15 @@ def test_python_non_finite_floats_are_named(
 
 
 ENTRY_POINTS = [
-    "from_anthropic_messages", "from_fixtura_trace", "from_langchain_messages",
-    "from_langchain_run", "from_openai_messages", "from_otel_spans",
+    "from_adk_session", "from_anthropic_messages", "from_fixtura_trace", "from_inspect_log",
+    "from_langchain_messages", "from_langchain_run", "from_langfuse_trace", "from_mlflow_trace",
+    "from_openai_agents_trace", "from_openai_messages", "from_otel_spans",
 ]
 SHARED = ("task_id", "input", "final_output", "actual_state", "metadata")
+
+
+def test_the_entry_points_are_every_from_function() -> None:
+    assert sorted(name for name in dir(adapters) if name.startswith("from_")) == ENTRY_POINTS
 
 
 @pytest.mark.parametrize("name", ENTRY_POINTS)
@@ -105,3 +110,10 @@ def test_a_token_count_json_cannot_write_is_refused_at_read(tmp_path: Path) -> N
     with pytest.raises(TraceFormatError, match="input_tokens is the number 1e\\+300") as caught:
         load_trace(path)
     assert caught.value.location == "line 1 (llm_call.input_tokens)"
+
+
+def test_an_unknown_format_is_a_trace_format_error_listing_the_formats() -> None:
+    with pytest.raises(TraceFormatError) as caught:
+        adapters.registry.get("nonesuch")
+    assert caught.value.message.startswith("unknown trace format 'nonesuch'; expected one of: ")
+    assert {"native", "otel", "anthropic"} <= set(caught.value.message.split(": ")[1].split(", "))

@@ -12,13 +12,14 @@ from openeval.adapters._toolkit import (
     CallPairing,
     Errors,
     Turns,
+    only_trace,
     task_id_from_path,
     to_plain,
     token_count,
 )
 from openeval.errors import TraceFormatError
 from openeval.jsonio import MAX_JSON_DEPTH, read_json_file
-from openeval.models import TraceStep
+from openeval.models import AgentTrace, TraceStep
 
 DATA = Path(__file__).parent.parent / "data" / "adapters"
 TASK_IDS: dict[str, str] = read_json_file(DATA / "task_ids.json")["cases"]
@@ -141,3 +142,19 @@ def test_chat_readers_keep_every_turn(read: Any) -> None:
     ]
     assert trace.input == "Make it 10."
     assert trace.final_output == "11 it is."
+
+
+def test_only_trace_returns_the_one_trace_or_says_how_many() -> None:
+    one = AgentTrace(task_id="a")
+    words = {"several": "holds {count} traces", "empty": "no trace", "empty_location": "items"}
+    assert only_trace([one], "f.json", **words) is one
+    with pytest.raises(TraceFormatError, match="holds 2 traces") as caught:
+        only_trace([one, one], "f.json", **words)
+    assert caught.value.source == "f.json"
+    with pytest.raises(TraceFormatError, match="no trace") as caught:
+        only_trace([], "f.json", **words)
+    assert caught.value.location == "items"
+    broken = TraceFormatError("bad span", source="f.json")
+    with pytest.raises(TraceFormatError) as caught:
+        only_trace([broken], "f.json", **words)
+    assert caught.value is broken

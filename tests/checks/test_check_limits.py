@@ -10,7 +10,7 @@ import importlib.util
 from typing import Any
 
 import pytest
-from test_check_properties import NEEDS
+from check_cases import specs
 
 import openeval.checks as checks
 from openeval.checks import AREAS, CHECK_NAMES, CheckContext
@@ -42,7 +42,8 @@ def huge() -> CheckContext:
 @pytest.mark.parametrize("name", PRESENT)
 def test_ten_megabyte_reply(name: str, huge: CheckContext) -> None:
     function = getattr(checks, name)
-    settings: dict[str, Any] = {k: v for k, v in NEEDS.get(name, {}).items() if k != "reference"}
+    needed = specs()[name].get("needs", {})
+    settings: dict[str, Any] = {k: v for k, v in needed.items() if k != "reference"}
     result = function(huge, **settings)
     if name in TEXT_CHECKS and name != "detect_language":
         assert isinstance(result, checks.Scores) and result

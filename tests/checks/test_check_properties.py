@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 import pytest
-from check_cases import DATA
+from check_cases import specs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from run_profile import examples
@@ -19,24 +19,14 @@ import openeval.checks as checks
 from openeval.checks import AREAS, CheckContext
 from openeval.checks.quality import LANGUAGES
 from openeval.checks.util import NOT_JUDGED
-from openeval.jsonio import read_json_file
 from openeval.models import AgentTrace, EvalTestCase, Message
 
-REFERENCE: dict[str, Any] = read_json_file(DATA / "reference.json")
+REFERENCE: dict[str, Any] = specs()
 TEXT_CHECKS = [name for area in ("format", "quality", "similarity") for name in AREAS[area]]
 
-# The settings a check cannot run without (it raises ValueError when nothing is configured).
-NEEDS: dict[str, dict[str, Any]] = {
-    "regex_match": {"must_match": ["a+"], "must_not_match": ["(?i)x"]},
-    "keyword_check": {"required": ["the", "data base"], "forbidden": ["no"]},
-    "contains": {"values": ["a", "<"]},
-    "numeric_diff": {"reference": 5},
-    **{name: {"reference": "the cat sat on the mat 12"}
-       for name in ("exact_match", "levenshtein_ratio", "jaccard_similarity", "rouge", "bleu",
-                    "json_diff")},
-}
-RANGES: dict[str, tuple[float, float]] = {"sentiment": (-1, 1)}
-UNBOUNDED = {"heading_count", "row_count"}
+# The settings a check cannot run without (it refuses to run when nothing is configured).
+NEEDS: dict[str, dict[str, Any]] = {name: spec["needs"] for name, spec in REFERENCE.items()
+                                    if "needs" in spec}
 
 TOKENS = ["the", "cat", "Data", "base", "1,200", "-3.5", "#", "##", "-", "1.", "|", "---",
           "```", "~~~", "`", "<b>", "</b>", "<br>", "{", "}", "[", "]", '"', "'", ":", ",", ";",
@@ -88,12 +78,11 @@ def _assert_well_formed(name: str, result: Any) -> None:
         else:
             assert score.higher_is_better is (score.name not in lower)
         if score.data_type == "NUMERIC":
-            low, high = RANGES.get(score.name, (0, 1))
-            assert math.isfinite(score.value)  # type: ignore[arg-type]
-            if score.name in UNBOUNDED:
-                assert score.value >= 0  # type: ignore[operator]
-            else:
-                assert low <= score.value <= high, (score.name, score.value)  # type: ignore[operator]
+            low, high = REFERENCE[name]["ranges"][score.name]
+            value = float(score.value)  # type: ignore[arg-type]
+            assert math.isfinite(value)
+            assert (low is None or low <= value) and (high is None or value <= high), (
+                score.name, value)
 
 
 @pytest.mark.parametrize("name", TEXT_CHECKS)
@@ -124,8 +113,7 @@ def test_any_reference_gives_well_formed_scores(name: str, reply: str, reference
 def test_none_settings_take_the_defaults(name: str) -> None:
     # Every setting passed as None behaves as left out, except the limits where the reference
     # says None means "not checked" (they default to a value, and None turns them off).
-    not_checked = {"length_budget": {"min_words", "max_words", "min_chars", "max_chars"},
-                   "readability": {"min_grade", "max_grade"}}.get(name, set())
+    not_checked = set(REFERENCE[name].get("none_not_checked", []))
     needed = NEEDS.get(name, {})
     nones = {key: None for key in REFERENCE[name]["settings"]
              if key not in needed and key not in not_checked}

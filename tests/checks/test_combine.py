@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from check_cases import params, run_call_case
-
-from openeval.checks import combine
+from check_cases import params, run_case
 
 
-@pytest.mark.parametrize("case", params("combine", key="call"))
+@pytest.mark.parametrize("case", params("combine"))
 def test_combine_case(case: dict[str, Any]) -> None:
-    run_call_case(combine, case)
+    run_case("combine", case)

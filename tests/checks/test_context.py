@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from area_cases import area_tests
-
-from openeval.checks import context
+from check_cases import area_tests
 
 (
     test_case,
-    test_signature_is_the_seeds,
     test_none_means_the_default,
     test_random_input,
     test_huge_input,
     test_every_check_passes_and_fails,
-) = area_tests(context, "context")
+) = area_tests("context")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from check_cases import params, run_check_case
+from check_cases import params, run_case
 
 
 @pytest.mark.parametrize("case", params("format"))
 def test_format_case(case: dict[str, Any]) -> None:
-    run_check_case(case)
+    run_case("format", case)

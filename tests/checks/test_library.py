@@ -1,9 +1,9 @@
 """The library's surface: every check of the reference with its settings, defaults and scores.
 
-``tests/data/checks/reference.json`` holds the check library reference's facts
+The ``checks`` of each area's file in ``tests/data/checks/`` hold the check library's facts
 (docs/semantics.md#check-library): each check's first argument, keyword settings with their
-defaults, score names with data types, and the scores it calls lower-is-better. A check is held
-to them once its area module exists, and the format, quality and similarity areas must exist.
+defaults, score names with data types, and the scores it calls lower-is-better. This is the one
+place they are kept; every check and helper is held to them here.
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ import sys
 from typing import Any
 
 import pytest
-from check_cases import DATA
+from check_cases import specs
 
 import openeval.checks as checks
 from openeval.checks import AREAS, CHECK_NAMES, HELPER_NAMES, HELPERS
-from openeval.jsonio import read_json_file
 
-REFERENCE: dict[str, Any] = read_json_file(DATA / "reference.json")
+REFERENCE: dict[str, Any] = specs()
 AREA_OF = {name: area for kind in (AREAS, HELPERS) for area, names in kind.items()
            for name in names}
 PRESENT = [n for n in REFERENCE
@@ -33,7 +32,7 @@ def _json_default(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def test_check_names_are_the_reference_in_order() -> None:
+def test_check_names_are_the_specs_in_order() -> None:
     assert list(CHECK_NAMES) == [n for n in REFERENCE if n not in HELPER_NAMES]
 
 
@@ -51,7 +50,7 @@ def test_area_defines_its_checks(area: str) -> None:
 
 
 @pytest.mark.parametrize("name", PRESENT)
-def test_signature_matches_reference(name: str) -> None:
+def test_signature_matches_its_spec(name: str) -> None:
     expected = REFERENCE[name]
     parameters = list(inspect.signature(getattr(checks, name)).parameters.values())
     assert parameters[0].name == expected["first"]
@@ -63,13 +62,13 @@ def test_signature_matches_reference(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", [n for n in PRESENT if REFERENCE[n]["scores"]])
-def test_declared_scores_match_reference(name: str) -> None:
+def test_declared_scores_match_its_spec(name: str) -> None:
     declared = getattr(getattr(checks, name), "__scores__", None)
     assert declared == tuple(score for score, _ in REFERENCE[name]["scores"])
 
 
 @pytest.mark.parametrize("name", PRESENT)
-def test_docstring_is_a_contract(name: str) -> None:
+def test_docstring_says_what_it_checks_and_returns(name: str) -> None:
     doc = inspect.getdoc(getattr(checks, name)) or ""
     assert len(doc.splitlines()) >= 5, "say what it checks, its settings and its scores"
     if REFERENCE[name]["scores"]:

@@ -16,7 +16,7 @@ import pytest
 from autoevals.json import JSONDiff
 from autoevals.number import NumericDiff
 from autoevals.string import Levenshtein
-from check_cases import params, run_check_case
+from check_cases import params, run_case
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.translate.bleu_score import SmoothingFunction
@@ -30,7 +30,7 @@ from openeval.checks.similarity import lcs_length, levenshtein
 
 @pytest.mark.parametrize("case", params("similarity"))
 def test_similarity_case(case: dict[str, Any]) -> None:
-    run_check_case(case)
+    run_case("similarity", case)
 
 
 numbers = st.one_of(st.integers(-10**6, 10**6),

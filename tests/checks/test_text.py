@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from check_cases import params, run_call_case
-
-from openeval.checks import text
+from check_cases import params, run_case
 
 
-@pytest.mark.parametrize("case", params("text", key="call"))
+@pytest.mark.parametrize("case", params("text"))
 def test_text_case(case: dict[str, Any]) -> None:
-    run_call_case(text, case)
+    run_case("text", case)

@@ -1,44 +1,28 @@
-"""``tool_schema_conformance`` against the table in ``tests/data/checks/tool_schema.json``.
+"""``tool_schema_conformance`` against its cases in ``tests/data/checks/tool_schema.json``.
 
-A row is ``id``; ``definitions`` (the trace's ``tool_definitions``); ``calls`` (``[tool, args]``
-or ``[tool, args, "denied"]``); optional ``settings``; the expected ``verdict`` (``pass``,
-``fail`` or ``n.a.``) and ``comment``, a phrase the score's comment must hold.
+A case's trace carries the ``tool_definitions`` and the calls (compact steps); the case
+expects a ``verdict`` and a phrase of the score's comment.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-import pytest
+from check_cases import area_tests, load
 
 from openeval.checks import tool_schema_conformance
-from openeval.jsonio import read_json_file
 from openeval.models import AgentTrace, TraceStep
 from openeval.scores import verdict
 
-ROWS = read_json_file(Path(__file__).resolve().parents[1] / "data" / "checks" / "tool_schema.json")
+(
+    test_case,
+    test_none_means_the_default,
+    test_random_input,
+    test_huge_input,
+    test_every_check_passes_and_fails,
+) = area_tests("tool_schema")
 
 
-def _trace(row: dict[str, Any]) -> AgentTrace:
-    steps = [
-        TraceStep(n + 1, "tool_call", tool_name=call[0], tool_args=call[1],
-                  denied=len(call) > 2 and call[2] == "denied")
-        for n, call in enumerate(row["calls"])
-    ]
-    return AgentTrace(task_id=row["id"], steps=steps, tool_definitions=row["definitions"])
-
-
-@pytest.mark.parametrize("row", [pytest.param(r, id=r["id"]) for r in ROWS])
-def test_tool_schema_case(row: dict[str, Any]) -> None:
-    scores = tool_schema_conformance(_trace(row), **row.get("settings", {}))
-    assert verdict(scores) == row["verdict"], scores
-    assert row["comment"] in (scores[0].comment or "")
-    assert scores == tool_schema_conformance(_trace(row), **row.get("settings", {}))
-
-
-def test_the_table_has_every_verdict() -> None:
-    assert {row["verdict"] for row in ROWS} == {"pass", "fail", "n.a."}
+def test_the_cases_reach_every_verdict() -> None:
+    assert {case["verdict"] for case in load("tool_schema")["cases"]} == {"pass", "fail", "n.a."}
 
 
 def test_a_huge_schema_is_refused_not_used() -> None:

@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from check_cases import params, run_call_case
-
-from openeval.checks import util
+from check_cases import params, run_case
 
 
-@pytest.mark.parametrize("case", params("util", key="call"))
+@pytest.mark.parametrize("case", params("util"))
 def test_util_case(case: dict[str, Any]) -> None:
-    run_call_case(util, case)
+    run_case("util", case)

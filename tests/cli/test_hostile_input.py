@@ -152,7 +152,7 @@ def assert_clean(done: subprocess.CompletedProcess[str]) -> None:
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
-def test_hostile_suite(row: Hostile, suite_root: Path) -> None:
+def test_a_hostile_suite_ends_in_one_clean_message(row: Hostile, suite_root: Path) -> None:
     row.build(suite_root)
     out = suite_root.parent / "results"
     done = run_cli("run", "--suite", str(suite_root), "--output", str(out), *row.args)

@@ -224,7 +224,7 @@ def test_first_json_line_stops_early_on_a_bomb(tmp_path: Path) -> None:
     assert TraceSource(path).first_json_line() == {"event_type": "trace_header"}
 
 
-def test_every_reader_error_is_ours(tmp_path: Path) -> None:
+def test_a_truncated_zstd_frame_is_an_openeval_error(tmp_path: Path) -> None:
     path = tmp_path / "only-magic.trace"
     path.write_bytes(b"\x28\xb5\x2f\xfd")
     with pytest.raises(OpenEvalError, match="truncated"):

@@ -1,4 +1,5 @@
-"""The registry holds the built-in metrics, in table order, each with its contract."""
+"""The registry holds the built-in metrics, in table order, each documenting when it passes,
+fails and is not applicable."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ DEFAULT_LINES = {
 SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
 
-def test_registry_order_is_the_contract_table() -> None:
+def test_registry_lists_the_built_in_metrics_in_table_order() -> None:
     assert metric_names()[: len(METRIC_TABLE)] == [name for _, name in METRIC_TABLE]
 
 
@@ -45,7 +46,7 @@ def test_metric_class_is_exported_and_named(class_name: str, name: str) -> None:
 
 
 @pytest.mark.parametrize("metric", all_metrics(), ids=lambda m: m.name)
-def test_every_metric_states_its_contract(metric: Metric) -> None:
+def test_every_metric_documents_when_it_passes_and_fails(metric: Metric) -> None:
     doc = type(metric).__doc__ or ""
     assert SNAKE.match(metric.name)
     assert metric.default_threshold == DEFAULT_LINES[metric.name]

@@ -9,7 +9,6 @@ and every judgement call are written down in ``proposals/0011-langchain-adapter.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from openeval.adapters._toolkit import (
     require_activity,
     token_counts,
 )
+from openeval.adapters._values import epoch_seconds
 from openeval.adapters.langchain import messages as lc
 from openeval.errors import TraceFormatError
 from openeval.jsonio import dump_json_compact, join_path
@@ -252,35 +252,11 @@ def _check_run(value: Any, where: str, index: int, error: Errors) -> _Run:
         name=name,
         run_type=run_type,
         parent_id=parent_id,
-        start=_time(value.get("start_time"), join_path(where, "start_time"), error),
-        end=_time(value.get("end_time"), join_path(where, "end_time"), error),
+        start=epoch_seconds(value.get("start_time"), error, join_path(where, "start_time")),
+        end=epoch_seconds(value.get("end_time"), error, join_path(where, "end_time")),
         error=_error_summary(failure) if failure else None,
         dotted=tuple(dotted.split(".")) if dotted else None,
     )
-
-
-def _time(value: Any, where: str, error: Errors) -> float | None:
-    """Return an ISO 8601 time (naive means UTC) or epoch number as epoch seconds."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        raise error("expected a time (ISO 8601 text or epoch seconds)", where)
-    if isinstance(value, (int, float)):
-        if not math.isfinite(value):
-            raise error("expected a finite epoch time", where)
-        return float(value)
-    if not isinstance(value, str):
-        raise error("expected a time (ISO 8601 text or epoch seconds)", where)
-    text = value.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        raise error(f"expected an ISO 8601 time, got {value!r}", where) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.timestamp()
 
 
 def _error_summary(text: str) -> str:

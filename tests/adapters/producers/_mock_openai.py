@@ -1,19 +1,51 @@
-"""A mock OpenAI chat-completions endpoint (an ``httpx2`` transport) that plays the weather model.
+"""The weather agent every recording script drives its real producer through.
 
-It asks for ``get_weather(city=...)`` once, then answers from the tool's result: the same
-conversation every recording script drives its real producer through. Streamed requests get
-server-sent events, as the real endpoint sends them.
+:func:`weather_model` is a mock OpenAI chat-completions endpoint (an ``httpx2`` transport) that
+asks for ``get_weather(city=...)`` once, then answers from the tool's result; streamed requests
+get server-sent events, as the real endpoint sends them. :data:`WEATHER_TOOLS`,
+:func:`weather` and :func:`answer_with_tools` are the tool and the agent loop the scripts
+share. ``httpx2`` is imported only by :func:`weather_model`, so a script whose producer plays
+the model itself needs no OpenAI client packages.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-import httpx2
+if TYPE_CHECKING:
+    import httpx2
 
 CREATED = 1795000000
 MODEL = "gpt-4o-mini-2024-07-18"
+WEATHER_TOOLS = [{"type": "function", "function": {
+    "name": "get_weather", "description": "Current weather of a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                   "required": ["city"]}}}]
+"""The one tool the weather agent offers, as a chat-completions ``tools`` list."""
+
+
+def weather(city: str) -> str:
+    """Return what the weather tool answers for ``city`` (the same in every recording)."""
+    return json.dumps({"city": city, "temperature_c": 18, "sky": "sunny"})
+
+
+def answer_with_tools(client: Any, messages: list[dict[str, Any]],
+                      run_tool: Callable[[dict[str, Any]], str]) -> str:
+    """Drive a chat-completions ``client`` until the model answers: each tool call it asks for
+    is run by ``run_tool`` (given the call's arguments) and its result appended. Returns the
+    answer's text."""
+    while True:
+        answer = client.chat.completions.create(
+            model="gpt-4o-mini", messages=messages, tools=WEATHER_TOOLS)
+        choice = answer.choices[0].message
+        if not choice.tool_calls:
+            return choice.content or ""
+        messages.append(choice.model_dump(exclude_none=True))
+        for call in choice.tool_calls:
+            result = run_tool(json.loads(call.function.arguments))
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
 
 
 def _chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
@@ -30,6 +62,8 @@ def _usage_chunk() -> dict[str, Any]:
 def weather_model(city: str, *more: str) -> httpx2.MockTransport:
     """Return a transport whose model calls get_weather(city) first (then once for each city
     of ``more``, a turn each), then answers."""
+    import httpx2
+
     cities = [city, *more]
 
     def reply(request: httpx2.Request) -> httpx2.Response:

@@ -7,7 +7,10 @@ test run): ``opentelemetry-sdk`` and ``opentelemetry-exporter-otlp-proto-common`
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -52,3 +55,19 @@ def write_versions(folder: Path, packages: Sequence[str]) -> None:
     """Record which producer versions wrote the fixtures of ``folder``."""
     lines = [f"{name}=={metadata.version(name)}" for name in packages]
     (folder / "versions.txt").write_text("".join(line + "\n" for line in lines))
+
+
+def record_each(script: str, record: Callable[[str], None],
+                environments: Mapping[str, Mapping[str, str]], folder: Path,
+                packages: Sequence[str]) -> None:
+    """A recording script's entry point: given a recording name, ``record`` it in this process;
+    given none, run ``script`` once per recording name, each in a process of its own with those
+    environment variables set (the producers read their switches once, when imported), then
+    write the ``packages``' versions into ``folder``."""
+    if len(sys.argv) > 1:
+        record(sys.argv[1])
+        return
+    for recording, environment in environments.items():
+        subprocess.run([sys.executable, script, recording], env={**os.environ, **environment},
+                       check=True)
+    write_versions(folder, packages)

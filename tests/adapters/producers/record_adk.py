@@ -16,15 +16,13 @@ once). Needs a venv of its own (google-adk pins an older opentelemetry-sdk); rew
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import sys
 from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _otlp import DATA, recorder, write, write_versions
+from _otlp import DATA, record_each, recorder, write
 
 FOLDER = DATA / "otel_adk"
 RECORDINGS = {
@@ -88,11 +86,8 @@ def record(name: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
-        record(sys.argv[1])
-    else:
-        for recording, (_, capture) in RECORDINGS.items():
-            env = {**os.environ, "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1",
-                   "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS": capture}
-            subprocess.run([sys.executable, __file__, recording], env=env, check=True)
-        write_versions(FOLDER, ["google-adk", "google-genai", "opentelemetry-sdk"])
+    record_each(__file__, record,
+                {recording: {"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1",
+                             "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS": capture}
+                 for recording, (_, capture) in RECORDINGS.items()},
+                FOLDER, ["google-adk", "google-genai", "opentelemetry-sdk"])

@@ -12,26 +12,31 @@ spans are written with the OTLP protobuf encoder: what the SDK sends to ``/api/p
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _otlp import DATA, write, write_versions
+from _otlp import DATA, record_each, write
 
 FOLDER = DATA / "otel_langfuse"
-TOOLS = [{"type": "function", "function": {
-    "name": "get_weather", "description": "Current weather of a city.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                   "required": ["city"]}}}]
+
+
+def _reported(tool: Callable[..., str]) -> Callable[[dict[str, Any]], str]:
+    """Return ``tool`` taking its arguments as one dict, a failure answered as the error's text
+    (what the agent tells the model)."""
+    def run(arguments: dict[str, Any]) -> str:
+        try:
+            return tool(**arguments)
+        except RuntimeError as exc:
+            return f"error: {exc}"
+    return run
 
 
 def record(name: str, failing: bool) -> None:
     import httpx2
-    from _mock_openai import weather_model
+    from _mock_openai import answer_with_tools, weather, weather_model
     from langfuse import Langfuse, observe
     from langfuse.openai import OpenAI
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -46,7 +51,7 @@ def record(name: str, failing: bool) -> None:
     def get_weather(city: str) -> str:
         if failing:
             raise RuntimeError("weather service unavailable")
-        return json.dumps({"city": city, "temperature_c": 18, "sky": "sunny"})
+        return weather(city)
 
     @observe(name="weather_agent", as_type="agent")
     def run(question: str) -> str:
@@ -54,19 +59,7 @@ def record(name: str, failing: bool) -> None:
             {"role": "system", "content": "You answer weather questions."},
             {"role": "user", "content": question},
         ]
-        while True:
-            answer = client.chat.completions.create(
-                model="gpt-4o-mini", messages=messages, tools=TOOLS)  # type: ignore[arg-type]
-            choice = answer.choices[0].message
-            if not choice.tool_calls:
-                return choice.content or ""
-            messages.append(choice.model_dump(exclude_none=True))
-            for call in choice.tool_calls:
-                try:
-                    result = get_weather(**json.loads(call.function.arguments))
-                except RuntimeError as exc:
-                    result = f"error: {exc}"
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+        return answer_with_tools(client, messages, _reported(get_weather))
 
     run("What is the weather in Paris?")
     langfuse.flush()
@@ -74,10 +67,7 @@ def record(name: str, failing: bool) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
-        record(sys.argv[1], sys.argv[1].endswith("error"))
-    else:
-        for recording in ("weather", "weather_tool_error"):
-            env = {**os.environ, "LANGFUSE_TRACING_ENVIRONMENT": "test"}
-            subprocess.run([sys.executable, __file__, recording], env=env, check=True)
-        write_versions(FOLDER, ["langfuse", "openai", "opentelemetry-sdk"])
+    record_each(__file__, lambda recording: record(recording, recording.endswith("error")),
+                {recording: {"LANGFUSE_TRACING_ENVIRONMENT": "test"}
+                 for recording in ("weather", "weather_tool_error")},
+                FOLDER, ["langfuse", "openai", "opentelemetry-sdk"])

@@ -14,7 +14,6 @@ tool call. ``weather_wrong_city`` has the model ask for London; ``two_cities`` m
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,6 +27,7 @@ FOLDER = DATA / "otel_mcp"
 
 
 def weather_server() -> Any:
+    from _mock_openai import weather
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("weather")
@@ -35,7 +35,7 @@ def weather_server() -> Any:
     @server.tool()
     def get_weather(city: str) -> str:
         """Current weather of a city."""
-        return json.dumps({"city": city, "temperature_c": 18, "sky": "sunny"})
+        return weather(city)
 
     return server
 

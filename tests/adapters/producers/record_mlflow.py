@@ -32,12 +32,11 @@ import mlflow
 from mlflow.tracing.constant import SpanAttributeKey
 from openai import OpenAI
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _mock_openai import WEATHER_TOOLS
+
 OUT = Path(__file__).parents[2] / "data" / "adapters" / "mlflow"
 QUESTION = "What is the weather in Paris?"
-TOOLS = [{"type": "function", "function": {
-    "name": "get_weather", "description": "Current weather of a city.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                   "required": ["city"]}}}]
 
 
 def _completion(n: int, message: dict[str, Any], finish: str) -> dict[str, Any]:
@@ -65,9 +64,10 @@ def _client(city: str, answer: str) -> OpenAI:
 
 def _chat(client: OpenAI, messages: list[dict[str, Any]]) -> Any:
     with mlflow.start_span(name="Completions", span_type="CHAT_MODEL") as span:
-        span.set_inputs({"messages": list(messages), "model": "gpt-4.1-mini", "tools": TOOLS})
+        span.set_inputs({"messages": list(messages), "model": "gpt-4.1-mini",
+                         "tools": WEATHER_TOOLS})
         reply = client.chat.completions.create(model="gpt-4.1-mini", messages=messages,
-                                               tools=TOOLS)  # type: ignore[arg-type]
+                                               tools=WEATHER_TOOLS)  # type: ignore[arg-type]
         span.set_outputs(reply.model_dump())
         span.set_attribute(SpanAttributeKey.CHAT_USAGE, {
             "input_tokens": reply.usage.prompt_tokens,

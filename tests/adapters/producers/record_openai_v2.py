@@ -14,11 +14,9 @@ Rewrites ``tests/data/adapters/otel_openai_v2/``::
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 os.environ.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
 os.environ.setdefault("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
@@ -26,30 +24,16 @@ os.environ.setdefault("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPA
 sys.path.insert(0, str(Path(__file__).parent))
 import httpx2
 import openai
-from _mock_openai import weather_model
+from _mock_openai import answer_with_tools, weather, weather_model
 from _otlp import DATA, recorder, write, write_versions
 from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 
 FOLDER = DATA / "otel_openai_v2"
-TOOLS = [{"type": "function", "function": {
-    "name": "get_weather", "description": "Current weather of a city.",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                   "required": ["city"]}}}]
 
 
 def conversation(client: openai.OpenAI, question: str) -> None:
-    messages: list[dict[str, Any]] = [{"role": "user", "content": question}]
-    while True:
-        answer = client.chat.completions.create(
-            model="gpt-4o-mini", messages=messages, tools=TOOLS)  # type: ignore[arg-type]
-        choice = answer.choices[0].message
-        if not choice.tool_calls:
-            return
-        messages.append(choice.model_dump(exclude_none=True))
-        for call in choice.tool_calls:
-            city = json.loads(call.function.arguments)["city"]
-            result = json.dumps({"city": city, "temperature_c": 18, "sky": "sunny"})
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+    answer_with_tools(client, [{"role": "user", "content": question}],
+                      lambda arguments: weather(arguments["city"]))
 
 
 def record(name: str, questions: list[tuple[str, str]]) -> None:

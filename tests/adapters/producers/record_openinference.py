@@ -11,7 +11,6 @@ venv holding those packages; it rewrites ``tests/data/adapters/otel_openinferenc
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,46 +21,10 @@ from openinference.instrumentation import OITracer, TraceConfig
 from openinference.instrumentation.openai import OpenAIInstrumentor
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _mock_openai import answer_with_tools, weather, weather_model
 from _otlp import DATA, recorder, write, write_versions
 
 FOLDER = DATA / "otel_openinference"
-TOOLS = [{
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Current weather of a city.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                       "required": ["city"]},
-    },
-}]
-
-
-def mock_model(city: str) -> httpx2.MockTransport:
-    """A chat-completions endpoint that asks for get_weather(city) once, then answers."""
-
-    def reply(request: httpx2.Request) -> httpx2.Response:
-        body = json.loads(request.content)
-        last = body["messages"][-1]
-        if last["role"] == "tool":
-            message: dict[str, Any] = {"role": "assistant",
-                                       "content": f"It is 18°C and sunny in {city}."}
-            finish = "stop"
-        else:
-            message = {"role": "assistant", "content": None, "tool_calls": [{
-                "id": "call_1", "type": "function",
-                "function": {"name": "get_weather", "arguments": json.dumps({"city": city})},
-            }]}
-            finish = "tool_calls"
-        return httpx2.Response(200, json={
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 1795000000,
-            "model": "gpt-4o-mini-2024-07-18",
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 52, "completion_tokens": 14, "total_tokens": 66},
-        })
-
-    return httpx2.MockTransport(reply)
-
-
 def record(name: str, city: str) -> None:
     provider, exporter = recorder("weather-agent")
     instrumentor = OpenAIInstrumentor()
@@ -69,11 +32,11 @@ def record(name: str, city: str) -> None:
     try:
         tracer = OITracer(provider.get_tracer("weather-agent"), config=TraceConfig())
         client = openai.OpenAI(api_key="sk-test", base_url="http://mock.local/v1",
-                               http_client=httpx2.Client(transport=mock_model(city)))
+                               http_client=httpx2.Client(transport=weather_model(city)))
 
         @tracer.tool(name="get_weather", description="Current weather of a city.")
         def get_weather(city: str) -> str:
-            return json.dumps({"city": city, "temperature_c": 18, "sky": "sunny"})
+            return weather(city)
 
         @tracer.agent(name="weather_agent")
         def run(question: str) -> str:
@@ -81,16 +44,7 @@ def record(name: str, city: str) -> None:
                 {"role": "system", "content": "You answer weather questions."},
                 {"role": "user", "content": question},
             ]
-            while True:
-                answer = client.chat.completions.create(
-                    model="gpt-4o-mini", messages=messages, tools=TOOLS)  # type: ignore[arg-type]
-                choice = answer.choices[0].message
-                if not choice.tool_calls:
-                    return choice.content or ""
-                messages.append(choice.model_dump(exclude_none=True))
-                for call in choice.tool_calls:
-                    result = get_weather(**json.loads(call.function.arguments))
-                    messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+            return answer_with_tools(client, messages, lambda arguments: get_weather(**arguments))
 
         run("What is the weather in Paris?")
     finally:

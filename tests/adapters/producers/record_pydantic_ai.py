@@ -11,11 +11,11 @@ Rewrites ``tests/data/adapters/otel_pydantic_ai/``::
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _mock_openai import weather
 from _otlp import DATA, recorder, write, write_versions
 
 FOLDER = DATA / "otel_pydantic_ai"
@@ -42,7 +42,7 @@ def record(name: str, city: str, version: int) -> None:
     @agent.tool_plain
     def get_weather(city: str) -> str:
         """Current weather of a city."""
-        return json.dumps({"city": city, "temperature_c": 18, "sky": "sunny"})
+        return weather(city)
 
     agent.run_sync("What is the weather in Paris?")
     write(FOLDER / f"{name}.otlp.json", exporter.get_finished_spans())

@@ -14,14 +14,11 @@ raises. Rewrites ``tests/data/adapters/otel_strands/``::
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _otlp import DATA, recorder, write, write_versions
+from _otlp import DATA, record_each, recorder, write
 
 FOLDER = DATA / "otel_strands"
 RECORDINGS = {
@@ -33,7 +30,7 @@ RECORDINGS = {
 
 def record(name: str) -> None:
     import openai
-    from _mock_openai import weather_model
+    from _mock_openai import weather, weather_model
     from httpx2 import AsyncClient
     from opentelemetry import trace
     from strands import Agent, tool
@@ -52,7 +49,7 @@ def record(name: str) -> None:
         """
         if failing:
             raise RuntimeError("weather service unavailable")
-        return json.dumps({"city": city, "temperature_c": 18, "sky": "sunny"})
+        return weather(city)
 
     client = openai.AsyncOpenAI(api_key="sk-test", base_url="http://mock.local/v1",
                                 http_client=AsyncClient(transport=weather_model("Paris")))
@@ -65,10 +62,7 @@ def record(name: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
-        record(sys.argv[1])
-    else:
-        for recording, (opt_in, _) in RECORDINGS.items():
-            env = {**os.environ, "OTEL_SEMCONV_STABILITY_OPT_IN": opt_in}
-            subprocess.run([sys.executable, __file__, recording], env=env, check=True)
-        write_versions(FOLDER, ["strands-agents", "openai", "opentelemetry-sdk"])
+    record_each(__file__, record,
+                {recording: {"OTEL_SEMCONV_STABILITY_OPT_IN": opt_in}
+                 for recording, (opt_in, _) in RECORDINGS.items()},
+                FOLDER, ["strands-agents", "openai", "opentelemetry-sdk"])
