@@ -252,3 +252,41 @@ def test_no_task_id_to_write_is_one_line(tmp_path: Path, output: str, flags: lis
     done = _cli(["snapshot", "no-id.trace.json", "-o", output, *flags], tmp_path)
     assert (done.returncode, done.stderr) == (EXIT_USAGE, message)
     assert not (tmp_path / output).exists()
+
+
+# --- --per-turn, through run ------------------------------------------------------------
+
+TWO_REFUNDS = DATA.parent / "adapters" / "openai" / "chat_second_request.json"
+
+
+def test_a_per_turn_case_passes_its_run_and_fails_a_changed_turn(tmp_path: Path) -> None:
+    case = tmp_path / "refund" / "testcase.json"
+    result = invoke(["snapshot", str(TWO_REFUNDS), "-o", str(case), "--per-turn"], EXIT_OK)
+    assert "wrote" in result.stderr and "2 turn(s), 2 expected tool call(s)" in result.stderr
+    assert _run(TWO_REFUNDS, case, EXIT_OK)["turn_expectations"] == "pass"
+    chat = orjson.loads(TWO_REFUNDS.read_bytes())
+    call = chat["messages"][6]["tool_calls"][0]["function"]
+    call["arguments"] = '{"order_id": 1042, "amount": 11}'
+    changed = tmp_path / "changed.json"
+    changed.write_bytes(orjson.dumps(chat))
+    verdicts = _run(changed, case, EXIT_FAIL)
+    assert [m for m, v in verdicts.items() if v == "fail"] == ["turn_expectations"]
+
+
+def test_per_turn_without_user_messages_is_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "testcase.json"
+    result = invoke(["snapshot", str(BOOKING), "-o", str(out), "--per-turn"], EXIT_USAGE)
+    assert result.stderr == (f"openeval: error: {BOOKING}: --per-turn: turns need the "
+                             "conversation's user messages, and this trace records none\n")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("trace", "flags"), [(CALENDAR, []), (BOOKING, []),
+                                              (TWO_REFUNDS, ["--per-turn"])],
+                         ids=["calendar", "booking", "per-turn"])
+def test_a_drafted_case_passes_lint(tmp_path: Path, trace: Path, flags: list[str]) -> None:
+    # Every expectation of a draft can fail: lint's empty, do-nothing and mutated traces.
+    case = tmp_path / "suite" / "case" / "testcase.json"
+    invoke(["snapshot", str(trace), "-o", str(case), *flags], EXIT_OK)
+    result = invoke(["lint", str(tmp_path / "suite")], EXIT_OK)
+    assert result.stdout == "1 case linted, 0 flagged, 0 findings\n"
