@@ -93,10 +93,31 @@ _NOISE_KEY = re.compile(
 volatile value under such a key is noise even where the outcome repeats it."""
 
 _SEARCHED_TEXT = 1_000_000
-"""Characters of the user's input and of the final output searched for a value; keeps the
-search linear in the trace's size."""
+"""Characters of the user's input and of the final output read for words."""
+
+_WORD = re.compile(r"[0-9A-Za-z][0-9A-Za-z:.,+_-]*")
+"""A word of text as far as a volatile value goes: every volatile kind is one such word, or two
+joined by one space (a date, a space, a time of day)."""
+
+
+def _words(text: str) -> frozenset[str]:
+    """The words of ``text`` (trailing punctuation cut) and each pair of words one space apart:
+    a value is named in a text when it is one of these, so a lookup costs no search."""
+    found: set[str] = set()
+    previous: re.Match[str] | None = None
+    for match in _WORD.finditer(text[:_SEARCHED_TEXT]):
+        word = match.group().rstrip(".,:+_-")
+        found.add(word)
+        if previous is not None and previous.end() + 1 == match.start() and (
+                text[previous.end()] == " "):
+            found.add(f"{previous.group()} {word}")
+        previous = match
+    return frozenset(found)
+
 
 Where = Literal["argument", "state"]
+
+_NAMED = "the user's input names it"
 
 
 @dataclass(frozen=True)
@@ -104,16 +125,18 @@ class Outcome:
     """What a run's outcome holds, to tell the value a task is about from noise.
 
     A volatile-looking value is the outcome, and kept literally, when the user's input names
-    it, when the final output says it, or when the other half of the outcome repeats it: for a
-    call argument, the final state holds the same string; for a final-state value, an executed
-    call's arguments carried it. See docs/semantics.md#what-a-snapshot-keeps.
+    it or the final output says it (as a word of the text, :func:`_words`), or when the other
+    half of the outcome repeats it: for a call argument, the final state holds the same string
+    (a value or a key); for a final-state value, an executed call's arguments carried it. See
+    docs/semantics.md#what-a-snapshot-keeps.
     """
 
-    asked: str = ""
-    """The user's words: the trace's ``input`` and every user message, joined."""
-    output: str = ""
+    asked: frozenset[str] = frozenset()
+    """The words of the user's input and of every user message (see :func:`_words`)."""
+    output: frozenset[str] = frozenset()
+    """The words of the final output."""
     state_values: frozenset[str] = frozenset()
-    """Every string in the final state, at any depth."""
+    """Every string in the final state (values and keys), at any depth."""
     argument_values: frozenset[str] = frozenset()
     """Every string in an executed call's arguments, at any depth."""
 
@@ -125,8 +148,8 @@ class Outcome:
         for step in _executed(trace.tool_calls()):
             arguments.update(_strings(step.tool_args))
         return cls(
-            asked="\n".join(text for text in asked if text)[:_SEARCHED_TEXT],
-            output=trace.final_output[:_SEARCHED_TEXT],
+            asked=frozenset().union(*(_words(text) for text in asked if text)),
+            output=_words(trace.final_output),
             state_values=frozenset(_strings(trace.actual_state)),
             argument_values=frozenset(arguments),
         )
@@ -135,7 +158,7 @@ class Outcome:
         """Return why ``value`` (met in a call argument or in the final state) is part of the
         outcome, or None when nothing but its own place holds it."""
         if value in self.asked:
-            return "the user's input names it"
+            return _NAMED
         if value in self.output:
             return "the final output says it"
         if where == "argument" and value in self.state_values:
@@ -146,7 +169,7 @@ class Outcome:
 
 
 def _strings(value: Any) -> list[str]:
-    """Every string in a JSON value (keys excepted), to the JSON depth limit."""
+    """Every string in a JSON value, object keys included, to the JSON depth limit."""
     found: list[str] = []
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
@@ -154,6 +177,7 @@ def _strings(value: Any) -> list[str]:
         if isinstance(item, str):
             found.append(item)
         elif depth < MAX_JSON_DEPTH and isinstance(item, Mapping):
+            found.extend(str(k) for k in item)  # a state keyed by the booked time holds it too
             stack.extend((v, depth + 1) for v in item.values())
         elif depth < MAX_JSON_DEPTH and isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
@@ -205,7 +229,6 @@ class _Walk:
     ignore: re.Pattern[str] | None
     outcome: Outcome | None
     where: Where
-
     def value(self, value: Any, path: str, depth: int, key_path: str | None,
               key: str | None) -> Any:
         if isinstance(value, str):
@@ -240,11 +263,10 @@ class _Walk:
     def _why_kept(self, value: str, key: str | None) -> str | None:
         if self.outcome is None:
             return None
-        if value in self.outcome.asked:
-            return "the user's input names it"
-        if key is not None and _NOISE_KEY.fullmatch(key):
-            return None
-        return self.outcome.repeats(value, self.where)
+        why = self.outcome.repeats(value, self.where)
+        if why != _NAMED and key is not None and _NOISE_KEY.fullmatch(key):
+            return None  # bookkeeping, repeated or not, unless the user named it
+        return why
 
 
 def _executed(steps: Sequence[TraceStep]) -> list[TraceStep]:

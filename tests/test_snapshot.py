@@ -236,9 +236,11 @@ OUTCOME_RULE = orjson.loads((DATA / "outcome_rule.json").read_bytes())
 @pytest.mark.parametrize("row", OUTCOME_RULE, ids=[row["id"] for row in OUTCOME_RULE])
 def test_a_volatile_value_the_outcome_repeats_is_kept(row: dict[str, Any]) -> None:
     given = row["outcome"]
-    outcome = Outcome(asked=given.get("asked", ""), output=given.get("output", ""),
-                      state_values=frozenset(given.get("state_values", [])),
-                      argument_values=frozenset(given.get("argument_values", [])))
+    steps = ([TraceStep(1, "tool_call", tool_name="other", tool_args=given["arguments"])]
+             if "arguments" in given else [])
+    outcome = Outcome.of(AgentTrace(task_id="t", input=given.get("input", ""), steps=steps,
+                                    final_output=given.get("output", ""),
+                                    actual_state=given.get("state", {})))
     found = Generalised()
     value = {row["key"]: row["value"]}
     written = generalise(value, "x", found, outcome=outcome, where=row["where"])
