@@ -237,13 +237,15 @@ _MODES_HELP = "strict, in_order, unordered, superset or subset"
 @_format_option
 @options.output_file("Test case file to write (e.g. testcase.json).", required=True,
                      short=True)
-@click.option("--task-id", help="Task id of the test case (default: the trace's).")
+@click.option("--task-id", help="Task id of the test case (default: the trace's, else the "
+                                 "output folder's name).")
 @click.option("--mode", metavar="MODE",
               help=f"Also write a trajectory block with this mode: {_MODES_HELP}.")
 @click.option("--ignore-args", "ignore_args", metavar="GLOB", multiple=True,
               help="Argument paths to leave out of the expected calls and ignore in the "
-                   "trajectory (dotted, '*' crosses dots: '*_id', 'request.*'). Repeatable; "
-                   "alone it implies --mode in_order.")
+                   "trajectory (dotted, '*' crosses dots: 'request_id', 'trace.*'; name the "
+                   "noise, since '*_id' also drops order_id). Repeatable; alone it implies "
+                   "--mode in_order.")
 @click.option("--exact", is_flag=True,
               help="Keep every value as recorded; by default uuids, timestamps (a date with a "
                    "time of day) and long hex ids that the outcome does not repeat become "
@@ -291,7 +293,7 @@ def snapshot(
             f"--mode: {short_json(mode)} is not one of {', '.join(TRAJECTORY_MODES)}{hint}")
     if any(not glob for glob in ignore_args):
         raise OpenEvalError("--ignore-args: an empty glob; expected an argument path such as "
-                            "'*_id' or 'request.*'")
+                            "'request_id' or 'trace.*'")
     if task_id is not None and not task_id.strip():
         raise OpenEvalError("--task-id: empty; expected the task's name, such as 'refund-7'")
     if output_path.exists() and not force:

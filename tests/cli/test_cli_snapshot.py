@@ -156,7 +156,7 @@ def test_more_than_ten_replaced_values_are_counted(tmp_path: Path) -> None:
          "superset, subset\n"),
         (["--ignore-args", ""],
          "openeval: error: --ignore-args: an empty glob; expected an argument path such as "
-         "'*_id' or 'request.*'\n"),
+         "'request_id' or 'trace.*'\n"),
     ],
 )
 def test_bad_flags_are_one_line_errors(tmp_path: Path, flags: list[str], message: str) -> None:
