@@ -224,11 +224,14 @@ def generalise(
 
 @dataclass
 class _Walk:
+    """One :func:`generalise` pass: its settings, and where it notes what it did."""
+
     found: Generalised
     exact: bool
     ignore: re.Pattern[str] | None
     outcome: Outcome | None
     where: Where
+
     def value(self, value: Any, path: str, depth: int, key_path: str | None,
               key: str | None) -> Any:
         if isinstance(value, str):
