@@ -42,6 +42,7 @@ from openeval.ci.github_action import (
     html_note,
     step_exit_code,
 )
+from openeval.ci.lint_step import lint_argv, lint_enabled, summary_block
 from openeval.ci.pr_comment import marker
 from openeval.jsonio import read_json_file
 
@@ -161,6 +162,33 @@ def test_code_checks_run_only_when_the_workflow_input_says_so(given: str, flag: 
                                                               ) -> None:
     inputs = ActionInputs.from_env({"OPENEVAL_SUITE": "s", "OPENEVAL_ALLOW_CODE": given})
     assert inputs.run_argv() == ["run", "--suite", "s", "--output", "openeval-results", *flag]
+
+
+@pytest.mark.parametrize(("given", "on"), [("", False), ("false", False), ("true", True),
+                                           ("TRUE", True), (" true ", True)])
+def test_the_lint_input_is_a_bool(given: str, on: bool) -> None:
+    assert lint_enabled(given) is on
+
+
+@pytest.mark.parametrize("given", ["yes", "1", "on"])
+def test_a_lint_input_that_is_no_bool_is_refused(given: str) -> None:
+    with pytest.raises(ValueError, match="the lint input must be true or false"):
+        lint_enabled(given)
+
+
+@pytest.mark.parametrize(("allow_code", "argv"),
+                         [("", ["lint", "--", "-odd"]),
+                          ("true", ["lint", "--allow-code", "--", "-odd"])])
+def test_lint_reads_the_suite_as_a_folder_and_code_only_when_allowed(
+    allow_code: str, argv: list[str]
+) -> None:
+    assert lint_argv("-odd", allow_code) == argv
+
+
+def test_a_case_name_cannot_close_the_lint_summarys_fence() -> None:
+    block = summary_block("evals/a````b/testcase.json\n  zero-pass-line: x\n")
+    assert block.startswith("### openeval lint\n\n`````text\n")
+    assert block.endswith("\n`````\n\n")
 
 
 @pytest.mark.parametrize(
@@ -308,8 +336,8 @@ class LocalRunner:
         stdout = stderr = ""
         code = 0
         run_steps = [s for s in self.action["runs"]["steps"] if "run" in s]
-        assert [s["name"] for s in run_steps] == ["Install OpenEval", "Evaluate",
-                                                  "Comment on the pull request"]
+        assert [s["name"] for s in run_steps] == ["Install OpenEval", "Lint the suite",
+                                                  "Evaluate", "Comment on the pull request"]
         for index, step in enumerate(self.action["runs"]["steps"]):
             if "uses" in step:
                 assert step["uses"].startswith("actions/setup-python@")
@@ -548,6 +576,55 @@ def test_bad_input_stops_with_usage_code_and_runs_nothing(
     assert not (runner.workspace / "openeval-results" / "summary.json").exists()
 
 
+LINT_SUITES = ROOT / "tests" / "data" / "suite" / "lint"
+
+
+@pytest.mark.slow
+def test_lint_input_runs_lint_before_the_suite(runner: LocalRunner) -> None:
+    shutil.copytree(SUITES / "gate_pass", runner.workspace / "evals")
+    done = runner.run({"suite": "evals", "lint": "true"})
+    assert done.code == 0, done.stdout + done.stderr
+    assert "2 cases linted, 0 flagged, 0 findings" in done.stdout
+    assert "::notice title=OpenEval lint::no case flagged" in done.stdout
+    lint = summary_block("2 cases linted, 0 flagged, 0 findings\n")
+    assert done.summary == lint + cli_report(runner.workspace, "openeval-results",
+                                             "markdown") + html_note(
+        "openeval-results/report.html")
+    assert done.outputs["cases"] == "2"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("lint", "code"), [("true", 1), ("false", 0), ("", 0)])
+def test_a_flagged_case_fails_the_step_only_with_the_lint_input(
+    runner: LocalRunner, lint: str, code: int
+) -> None:
+    # A pass line of 0 on argument_correctness: the run passes, lint flags the case.
+    shutil.copytree(LINT_SUITES / "zero-pass-line", runner.workspace / "evals" / "refund")
+    inputs = {"suite": "evals", **({"lint": lint} if lint else {})}
+    done = runner.run(inputs)
+    assert done.code == code, done.stdout + done.stderr
+    ran = (runner.workspace / "openeval-results" / "summary.json").exists()
+    if lint == "true":
+        assert "zero-pass-line: thresholds.argument_correctness" in done.stdout
+        assert ("::error title=OpenEval lint::a case no agent can fail was flagged (see the "
+                "findings above); the suite was not run") in done.stdout
+        assert "zero-pass-line" in done.summary
+        assert not ran and done.outputs["pass-rate"] == ""
+    else:
+        assert "linted" not in done.stdout and "openeval lint" not in done.summary
+        assert ran and done.outputs["cases"] == "1"
+
+
+@pytest.mark.slow
+def test_a_lint_input_that_is_no_bool_stops_the_step(runner: LocalRunner) -> None:
+    shutil.copytree(SUITES / "gate_pass", runner.workspace / "evals")
+    done = runner.run({"suite": "evals", "lint": "yes"})
+    assert done.code == 2
+    assert ("::error title=OpenEval lint::bad action input: the lint input must be true or "
+            "false, not 'yes'") in done.stdout
+    assert not (runner.workspace / "openeval-results" / "summary.json").exists()
+
+
 @pytest.mark.slow
 def test_a_run_that_stops_leaves_no_old_html_report(runner: LocalRunner) -> None:
     stale = runner.workspace / "openeval-results" / HTML_REPORT_NAME
@@ -741,7 +818,7 @@ def test_without_the_comment_input_the_comment_step_does_not_run(
                                                                        api.url))
     assert done.code == 1
     assert "comment-file" not in done.step_outputs["evaluate"]
-    assert len(done.step_outputs) == 1  # the comment step never ran
+    assert set(done.step_outputs) == {"lint", "evaluate"}  # the comment step never ran
     assert api.requests == []
 
 

@@ -8,12 +8,15 @@ from typing import Any
 import orjson
 import pytest
 
+from openeval.adapters import load_trace
+from openeval.errors import OpenEvalError
 from openeval.matching.trajectory import TRAJECTORY_MODES
 from openeval.metrics import all_metrics
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.snapshot import (
     VOLATILE_KINDS,
     Generalised,
+    Outcome,
     case_document,
     draft_test_case,
     expected_calls,
@@ -52,7 +55,7 @@ def test_draft_fields() -> None:
     assert case == EvalTestCase(
         task_id="refund-7",
         input="Refund order 7",
-        expected_tool_calls=[{"tool": "lookup", "args": {"id": 7}}],
+        expected_tool_calls=[{"tool": "lookup", "args": {"id": 7}, "times": 1}],
         expected_final_state={"refunded": [7], "notes": {"by": "agent"}},
         expected_output_contains=[],
         max_steps=3,
@@ -147,11 +150,12 @@ def test_draft_with_mode_and_ignored_args() -> None:
                            found=found)
     assert case.trajectory == {"mode": "strict", "ignore_args": ["*_id", "trace.*"]}
     assert case.expected_tool_calls[0] == {
-        "tool": "get_booking", "args": {"requested_at": {"$type": "string"}}}
+        "tool": "get_booking", "args": {"requested_at": {"$type": "string"}}, "times": 1}
     assert case.expected_tool_calls[3] == {
         "tool": "refund_payment",
         "args": {"amount": 59.9, "currency": "EUR", "reason": "fare difference",
                  "trace": {"sent_at": {"$exists": True}, "span_id": {"$exists": True}}},
+        "times": 1,
     }
     assert [path for path, _ in found.replaced] == [
         "expected_tool_calls[0].args.requested_at",
@@ -215,3 +219,120 @@ def test_a_draft_with_counts_passes_its_run_and_fails_a_repeated_call(mode: str 
     found = {m.name: m.score(twice, case) for m in all_metrics()}[metric]
     assert found.passed is False
     assert "refund: expected 1 time, executed 2 times" in found.details
+
+
+def test_counts_are_the_default_of_a_draft() -> None:
+    assert [c["times"] for c in draft_test_case(_repeats()).expected_tool_calls] == [
+        1, 2, 1, 1, 1]
+    assert all("times" not in c
+               for c in draft_test_case(_repeats(), counts=False).expected_tool_calls)
+
+
+# --- what the outcome repeats is kept (docs/semantics.md#what-a-snapshot-keeps) ------------
+
+OUTCOME_RULE = orjson.loads((DATA / "outcome_rule.json").read_bytes())
+
+
+@pytest.mark.parametrize("row", OUTCOME_RULE, ids=[row["id"] for row in OUTCOME_RULE])
+def test_a_volatile_value_the_outcome_repeats_is_kept(row: dict[str, Any]) -> None:
+    given = row["outcome"]
+    steps = ([TraceStep(1, "tool_call", tool_name="other", tool_args=given["arguments"])]
+             if "arguments" in given else [])
+    outcome = Outcome.of(AgentTrace(task_id="t", input=given.get("input", ""), steps=steps,
+                                    final_output=given.get("output", ""),
+                                    actual_state=given.get("state", {})))
+    found = Generalised()
+    value = {row["key"]: row["value"]}
+    written = generalise(value, "x", found, outcome=outcome, where=row["where"])
+    path = f"x.{row['key']}"
+    if row["kept"] is None:
+        assert written == {row["key"]: {"$type": "string"}}
+        assert found.kept == [] and [p for p, _ in found.replaced] == [path]
+    else:
+        assert written == value
+        assert found.kept == [(path, row["kept"])] and found.replaced == []
+
+
+def test_the_calendar_draft_keeps_the_booked_time_and_loosens_the_noise() -> None:
+    trace = AgentTrace.from_dict(orjson.loads((DATA / "calendar.trace.json").read_bytes()))
+    found = Generalised()
+    case = draft_test_case(trace, found=found)
+    create = case.expected_tool_calls[1]["args"]
+    assert (create["start"], create["end"]) == ("2026-12-02T10:00:00", "2026-12-02T10:30:00")
+    event = case.expected_final_state["events"][0]
+    assert (event["start"], event["end"]) == ("2026-12-02T10:00:00", "2026-12-02T10:30:00")
+    assert [path for path, _ in found.replaced] == [
+        "expected_tool_calls[0].args.calendar_id", "expected_tool_calls[0].args.request_id",
+        "expected_tool_calls[1].args.calendar_id", "expected_tool_calls[1].args.request_id",
+        "expected_final_state.events[0].id", "expected_final_state.events[0].created_at",
+    ]
+    assert [path for path, _ in found.kept] == [
+        "expected_tool_calls[1].args.start", "expected_tool_calls[1].args.end",
+        "expected_final_state.events[0].start", "expected_final_state.events[0].end",
+    ]
+    # --exact has no outcome to consult: everything stays, nothing is listed as kept.
+    exact = Generalised()
+    draft_test_case(trace, exact=True, found=exact)
+    assert exact.kept == [] and exact.replaced == []
+
+
+# --- per user turn (proposals/0154-turn-expectations.md) ----------------------------------
+
+ADAPTERS = Path(__file__).parent / "data" / "adapters"
+TWO_REFUNDS = ADAPTERS / "openai" / "chat_second_request.json"
+
+
+def _verdicts(trace: AgentTrace, case: EvalTestCase) -> dict[str, bool | None]:
+    return {m.name: m.score(trace, case).passed for m in all_metrics()}
+
+
+@pytest.mark.parametrize("mode", [None, *TRAJECTORY_MODES])
+def test_a_per_turn_draft_passes_its_run_and_fails_when_one_turn_changes(
+    mode: str | None
+) -> None:
+    trace = load_trace(TWO_REFUNDS)
+    case = draft_test_case(trace, mode=mode, per_turn=True)
+    assert case.expected_tool_calls == [] and case.trajectory is None
+    assert case.turns is not None
+    assert [(t["user"], [c["args"] for c in t["expected_tool_calls"]], t["max_steps"])
+            for t in case.turns] == [(1, [{"order_id": 1042, "amount": 10}], 1),
+                                     (2, [{"order_id": 1042, "amount": 1}], 1)]
+    assert all(("trajectory" in t) == (mode is not None) for t in case.turns)
+    verdicts = _verdicts(trace, case)
+    assert verdicts["turn_expectations"] is True
+    assert False not in verdicts.values()
+    # The second turn's refund made for 11: only that turn's entry fails.
+    second = trace.tool_calls()[1]
+    second.tool_args = {"order_id": 1042, "amount": 11}
+    result = {m.name: m for m in all_metrics()}["turn_expectations"].score(trace, case)
+    assert result.passed is False
+    assert result.details.startswith("turn expectations held: 1/2; turns[1] (user turn 2)")
+
+
+def test_per_turn_tells_apart_calls_a_flat_list_cannot() -> None:
+    # Both refunds, but each in the other's turn: an unordered flat list passes this run.
+    trace = load_trace(TWO_REFUNDS)
+    flat = draft_test_case(trace, mode="unordered")
+    per_turn = draft_test_case(trace, mode="unordered", per_turn=True)
+    first, second = trace.tool_calls()
+    first.tool_args, second.tool_args = second.tool_args, first.tool_args
+    assert _verdicts(trace, flat)["trajectory_match"] is True
+    assert _verdicts(trace, per_turn)["turn_expectations"] is False
+
+
+def test_a_turn_answered_in_words_expects_no_call() -> None:
+    trace = load_trace(ADAPTERS / "anthropic" / "second_request.json")
+    case = draft_test_case(trace, per_turn=True)
+    assert case.turns == [
+        {"user": 1, "max_steps": 0},
+        {"user": 2, "expected_tool_calls": [
+            {"tool": "change_booking", "args": {"people": 11}, "times": 1}], "max_steps": 1},
+    ]
+    assert _verdicts(trace, case)["turn_expectations"] is True
+    assert draft_test_case(trace, per_turn=True, counts=False).turns == [
+        {"user": 2, "expected_tool_calls": [{"tool": "change_booking", "args": {"people": 11}}]}]
+
+
+def test_per_turn_needs_the_user_turns() -> None:
+    with pytest.raises(OpenEvalError, match="turns need the conversation's user messages"):
+        draft_test_case(_booking(), per_turn=True)

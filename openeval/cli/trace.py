@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -237,19 +237,25 @@ _MODES_HELP = "strict, in_order, unordered, superset or subset"
 @_format_option
 @options.output_file("Test case file to write (e.g. testcase.json).", required=True,
                      short=True)
-@click.option("--task-id", help="Task id of the test case (default: the trace's).")
+@click.option("--task-id", help="Task id of the test case (default: the trace's, else the "
+                                 "output folder's name).")
 @click.option("--mode", metavar="MODE",
               help=f"Also write a trajectory block with this mode: {_MODES_HELP}.")
 @click.option("--ignore-args", "ignore_args", metavar="GLOB", multiple=True,
               help="Argument paths to leave out of the expected calls and ignore in the "
-                   "trajectory (dotted, '*' crosses dots: '*_id', 'request.*'). Repeatable; "
-                   "alone it implies --mode in_order.")
+                   "trajectory (dotted, '*' crosses dots: 'request_id', 'trace.*'; name the "
+                   "noise, since '*_id' also drops order_id). Repeatable; alone it implies "
+                   "--mode in_order.")
 @click.option("--exact", is_flag=True,
               help="Keep every value as recorded; by default uuids, timestamps (a date with a "
-                   "time of day) and long hex ids become {\"$type\": \"string\"}.")
-@click.option("--counts", is_flag=True,
+                   "time of day) and long hex ids that the outcome does not repeat become "
+                   "{\"$type\": \"string\"}.")
+@click.option("--counts/--no-counts", default=True, show_default=True,
               help="Write times on every expected call (times 1, or n for n identical calls "
                    "in a row): a run that repeats a call, such as a second refund, then fails.")
+@click.option("--per-turn", is_flag=True,
+              help="Write the expected calls per user turn (a turns list) instead of one list, "
+                   "for a conversation with several user messages.")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 def snapshot(
     trace_path: Path,
@@ -260,20 +266,24 @@ def snapshot(
     ignore_args: tuple[str, ...],
     exact: bool,
     counts: bool,
+    per_turn: bool,
     force: bool,
 ) -> None:
     """Draft a test case from a known-good TRACE: its tool calls, final state and step count.
 
-    The draft expects the trace's executed (non-denied) tool calls with their arguments, its
-    final state, and at most as many tool calls as it made; it does not check the answer's
-    wording. With --mode it also asks trajectory_match for that mode. Values that change on
-    every run (uuids, timestamps, long hex ids) are written as {"$type": "string"} unless
-    --exact; the paths replaced are listed. Exit 0 when written, 2 when TRACE cannot be read,
-    a flag is invalid, or OUTPUT exists (use --force).
+    The draft expects the trace's executed (non-denied) tool calls with their arguments and
+    counts, its final state, and at most as many tool calls as it made; it does not check the
+    answer's wording. With --mode it also asks trajectory_match for that mode. Values that look
+    like noise (uuids, timestamps, long hex ids) are written as {"$type": "string"} unless the
+    run's outcome repeats them (the final state, the final output or the user's input) or
+    --exact; the paths replaced are listed. Without a task id in the trace or --task-id, the
+    output folder's name is the task id. Exit 0 when written, 2 when TRACE cannot be read, a
+    flag is invalid, OUTPUT exists (use --force), or the draft would not load as a test case.
     """
     from openeval.jsonio import dump_json
     from openeval.matching.trajectory import TRAJECTORY_MODES
     from openeval.snapshot import Generalised, case_document, draft_test_case, trace_reference
+    from openeval.testcase_file import build_test_case
     from openeval.values import short_json
 
     if mode is not None and mode not in TRAJECTORY_MODES:
@@ -283,32 +293,62 @@ def snapshot(
             f"--mode: {short_json(mode)} is not one of {', '.join(TRAJECTORY_MODES)}{hint}")
     if any(not glob for glob in ignore_args):
         raise OpenEvalError("--ignore-args: an empty glob; expected an argument path such as "
-                            "'*_id' or 'request.*'")
+                            "'request_id' or 'trace.*'")
+    if task_id is not None and not task_id.strip():
+        raise OpenEvalError("--task-id: empty; expected the task's name, such as 'refund-7'")
     if output_path.exists() and not force:
         raise OpenEvalError("already exists; use --force to overwrite", source=output_path)
     trace = _load(trace_path, trace_format)
+    derived = None
+    if task_id is None and not trace.task_id.strip():
+        derived = output_path.resolve().parent.name
+        if not derived.strip():
+            raise OpenEvalError("the trace has no task id and the output folder has no name "
+                                "to take one from; give one with --task-id", source=trace_path)
     found = Generalised()
-    case = draft_test_case(
-        trace, task_id=task_id, trace_ref=trace_reference(trace_path, output_path),
-        mode=mode, ignore_args=ignore_args, exact=exact, found=found, counts=counts,
-    )
-    write_bytes(output_path, dump_json(case_document(case)))
+    try:
+        case = draft_test_case(
+            trace, task_id=task_id or derived, trace_ref=trace_reference(trace_path, output_path),
+            mode=mode, ignore_args=ignore_args, exact=exact, found=found, counts=counts,
+            per_turn=per_turn,
+        )
+    except OpenEvalError as error:
+        if per_turn:
+            raise OpenEvalError(f"--per-turn: {error.message}", source=trace_path) from None
+        raise
+    document = case_document(case)
+    # A draft `run` would refuse is no draft: check it as the suite will read it.
+    build_test_case(document, source=output_path)
+    write_bytes(output_path, dump_json(document))
     calls = len(case.expected_tool_calls)
+    shape = (f"{len(case.turns)} turn(s), "
+             f"{sum(len(t.get('expected_tool_calls', [])) for t in case.turns)} expected tool "
+             "call(s)" if case.turns is not None else f"{calls} expected tool call(s)")
     trajectory = f", trajectory {case.trajectory['mode']}" if case.trajectory else ""
     click.echo(
-        f"openeval: wrote {output_path}: {calls} expected tool call(s), "
+        f"openeval: wrote {output_path}: {shape}, "
         f"{len(case.expected_final_state)} state key(s), max_steps {case.max_steps}{trajectory}",
         err=True,
     )
+    if derived is not None:
+        click.echo(printable(f"openeval: the trace has no task id; task_id {short_json(derived)}"
+                             " is the output folder's name (--task-id sets another)"), err=True)
     if found.replaced:
-        shown = ", ".join(f"{path} ({kind})" for path, kind in found.replaced[:_LISTED])
-        more = len(found.replaced) - _LISTED
-        click.echo(
-            printable(f"openeval: {len(found.replaced)} volatile value(s) written as "
-                      f'{{"$type": "string"}} (--exact keeps them): {shown}'
-                      + (f" and {more} more" if more > 0 else "")),
-            err=True,
-        )
+        click.echo(printable(
+            f"openeval: {len(found.replaced)} volatile value(s) written as "
+            f'{{"$type": "string"}} (--exact keeps them): '
+            + _listed(f"{path} ({kind})" for path, kind in found.replaced)), err=True)
+    if found.kept:
+        click.echo(printable(
+            f"openeval: {len(found.kept)} volatile-looking value(s) kept as recorded, since "
+            "the outcome repeats them: "
+            + _listed(f"{path} ({why})" for path, why in found.kept)), err=True)
+
+
+def _listed(items: Iterable[str]) -> str:
+    names = list(items)
+    more = len(names) - _LISTED
+    return ", ".join(names[:_LISTED]) + (f" and {more} more" if more > 0 else "")
 
 
 _LISTED = 10
