@@ -70,6 +70,22 @@ BROKEN: list[tuple[str, str | None, str | None, str]] = [
     ("expectation-no-metric-reads",
      '{"task_id": "x", "metrics": ["divergence_score"], "expected_final_state": {"a": 1}}',
      "expected_final_state", "no metric in 'metrics' reads 'expected_final_state'"),
+    # A turn's checks follow the rules of the case's own checks, named at their turn.
+    ("turn-check-unknown",
+     '{"task_id": "x", "turns": [{"user": 1, "checks": [{"check": "contain"}]}]}',
+     "turns[0].checks[0].check", "unknown check 'contain'"),
+    ("turn-check-unknown-setting",
+     '{"task_id": "x", "turns": [{"user": 1, "checks": [{"check": "contains", "value": "a"}]}]}',
+     "turns[0].checks[0].value", "value"),
+    ("turn-check-code",
+     '{"task_id": "x", "turns": [{"user": 1, "checks": [{"check": "contains", "code": "c.py"}]}]}',
+     "turns[0].checks[0].code", "a code check cannot run inside a turn"),
+    ("turn-check-same-name",
+     '{"task_id": "x", "turns": [{"user": 2, "checks": [{"check": "contains"}, '
+     '{"check": "contains"}]}]}',
+     "turns[0].checks[1].name", "already used by turns[0].checks[0]"),
+    ("turn-checks-not-a-list", '{"task_id": "x", "turns": [{"user": 1, "checks": {}}]}',
+     "turns[0].checks", "expected a list"),
 ]
 
 
