@@ -36,6 +36,7 @@ def validate_test_case_matchers(
     )
     compile_calls(calls, spec, source=source)
     read_constraints(calls, source=source)
+    _edges_need_a_trajectory(calls, trajectory, "expected_tool_calls", source)
     if document.get("turns") is not None:
         check_turns(document["turns"], source=source)
     if document.get("state") is not None:
@@ -81,7 +82,32 @@ def check_turns(value: Any, where: str = "turns", source: str | Path | None = No
         calls = entry.get("expected_tool_calls") or []
         compile_calls(calls, spec, where=f"{at}.expected_tool_calls", source=source)
         read_constraints(calls, f"{at}.expected_tool_calls", source)
+        _edges_need_a_trajectory(calls, trajectory, f"{at}.expected_tool_calls", source)
         _check_turn_checks(entry.get("checks", []), f"{at}.checks", source)
+
+
+EDGE_KEYS = ("after", "uses_result_of")
+"""The order keys of an expected call that only ``trajectory_match`` judges."""
+
+
+def _edges_need_a_trajectory(
+    calls: Any, trajectory: Any, where: str, source: str | Path | None,
+) -> None:
+    """Raise TestCaseError at the first ``after`` / ``uses_result_of`` of ``calls`` when no
+    ``trajectory`` is set: only trajectory_match judges order, and it is n.a. without one, so
+    the edge would be read and judged by nothing (a broken order would pass)."""
+    if trajectory is not None or not isinstance(calls, list):
+        return
+    for i, call in enumerate(calls):
+        if not isinstance(call, Mapping):
+            continue
+        for key in EDGE_KEYS:
+            if call.get(key):
+                raise TestCaseError(
+                    f"configures nothing: {key!r} is judged by trajectory_match, which needs a "
+                    "'trajectory' beside these calls; add one (\"trajectory\": {\"mode\": "
+                    "\"superset\"} judges only the edges and the calls made)", source=source,
+                    location=f"{where}[{i}].{key}")
 
 
 def _check_turn_checks(value: Any, where: str, source: str | Path | None) -> None:
