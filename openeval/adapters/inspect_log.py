@@ -50,6 +50,7 @@ DENIED_ERRORS = frozenset({"approval", "parsing"})
 def from_inspect_log(
     log: Any, *, sample: int | str | None = None, task_id: str | None = None,
     actual_state: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace of one sample of an Inspect ``EvalLog`` (the object or its JSON).
 
@@ -67,6 +68,8 @@ def from_inspect_log(
         trace.task_id = task_id
     if actual_state:
         trace.actual_state = actual_state
+    if initial_state is not None:
+        trace.initial_state = dict(initial_state)
     if metadata:
         trace.metadata = {**trace.metadata, **metadata}
     return trace
