@@ -140,6 +140,18 @@ def test_a_runaway_statement_is_stopped(tmp_path: Path) -> None:
         replay_state(DATA / "initial.db", steps, recording=path, max_steps=100_000)
 
 
+def test_a_database_that_grows_past_its_bound_is_stopped(tmp_path: Path) -> None:
+    grow = ("INSERT INTO audit (order_id, note) WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+            "SELECT x + 1 FROM c LIMIT 100) SELECT x, randomblob(100000) FROM c")
+    path = _recording(tmp_path, {"operation": "write", "query": grow}, seed=False)
+    steps = load_trace(path).steps
+    with pytest.raises(TraceFormatError, match="grew the database past 1,048,576 bytes"):
+        replay_state(DATA / "initial.db", steps, recording=path, max_bytes=1 << 20)
+    # The same statement within the bound is replayed.
+    _, after = replay_state(DATA / "initial.db", steps, recording=path, max_bytes=64 << 20)
+    assert len(after["audit"]) == 100
+
+
 def test_failed_and_refused_calls_change_nothing(tmp_path: Path) -> None:
     path = _recording(
         tmp_path,

@@ -12,8 +12,8 @@ after) in the ``{table: {key: {column: value}}}`` shape of a state file, so the 
 The seed is ``initial.db`` beside the recording, or the file the caller names. It is opened
 read-only and copied into memory; nothing is ever written to a file. The replayed SQL comes
 from a file anyone may have written, so it runs under an authorizer that allows reading and
-changing rows and tables only (no ``ATTACH``, no ``PRAGMA``, no ``VACUUM INTO``, no extension),
-with a bound on the work it may do and on the size of any value.
+changing rows and tables only (no ``ATTACH``, no ``PRAGMA``, no extension), with bounds on the
+work it may do, on the size of any value and of the database, and sorts kept in memory.
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ MAX_STEPS = 50_000_000
 _PROGRESS_EVERY = 1_000
 MAX_VALUE_BYTES = 1_000_000
 """Largest string or blob one replayed statement may make."""
+MAX_GROWN_BYTES = 2 * MAX_STATE_BYTES
+"""Largest the database may grow to while the calls are replayed."""
 
 _ALLOWED = {
     sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE, sqlite3.SQLITE_READ,
@@ -102,6 +104,7 @@ def sqlite_writes(steps: Iterable[TraceStep]) -> list[TraceStep]:
 
 def replay_state(
     seed: Path, steps: Iterable[TraceStep], *, recording: Path, max_steps: int = MAX_STEPS,
+    max_bytes: int = MAX_GROWN_BYTES,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Return the state before and after the run: ``seed`` as read, and ``seed`` with the
     executed SqliteTool calls of ``steps`` replayed on a copy in memory.
@@ -109,11 +112,12 @@ def replay_state(
     A statement that fails on replay failed in the run too (SqliteTool rolls it back and
     records no error), so it changes nothing here either. Raises TraceFormatError naming
     ``recording`` when the seed cannot be read as a database, is too large, or the replay
-    goes over its bounds (``max_steps`` database steps in all), or a call does what is not
-    replayed (``ATTACH``, ``PRAGMA``, ``VACUUM``, a temporary table, an extension): the run may
-    have changed what the replay cannot see, so no state is better than a wrong one.
+    goes over its bounds (``max_steps`` database steps in all, a database of ``max_bytes``),
+    or a call does what is not replayed (``ATTACH``, ``PRAGMA``, a temporary table, an
+    extension): the run may have changed what the replay cannot see, so no state is better
+    than a wrong one.
     """
-    memory = _copy_into_memory(seed, recording)
+    memory = _copy_into_memory(seed, recording, max_bytes)
     try:
         before = _read(memory, seed, recording)
         budget = [max(1, max_steps // _PROGRESS_EVERY)]
@@ -124,7 +128,8 @@ def replay_state(
 
         memory.set_progress_handler(progress, _PROGRESS_EVERY)
         for step in sqlite_writes(steps):
-            _replay(memory, step, recording, budget=budget, max_steps=max_steps)
+            _replay(memory, step, recording, budget=budget, max_steps=max_steps,
+                    max_bytes=max_bytes)
         memory.set_progress_handler(None, 0)
         after = _read(memory, seed, recording)
     finally:
@@ -132,7 +137,7 @@ def replay_state(
     return before, after
 
 
-def _copy_into_memory(seed: Path, recording: Path) -> sqlite3.Connection:
+def _copy_into_memory(seed: Path, recording: Path, max_bytes: int) -> sqlite3.Connection:
     handle, size = open_regular(seed, expected="a SQLite database")  # no FIFO, no device
     handle.close()
     if size > MAX_STATE_BYTES:
@@ -153,6 +158,11 @@ def _copy_into_memory(seed: Path, recording: Path) -> sqlite3.Connection:
                                source=recording) from None
     finally:
         source.close()
+    # Bounds of the copy itself: sorts and temporary tables in memory, never in a temp file,
+    # and a database that may grow to twice the largest seed, no more.
+    page_size = memory.execute("PRAGMA page_size").fetchone()[0]
+    memory.execute("PRAGMA temp_store = MEMORY")
+    memory.execute(f"PRAGMA max_page_count = {max(1, max_bytes // page_size)}")
     setlimit = getattr(memory, "setlimit", None)  # Python 3.11+; the authorizer bounds 3.10
     names = vars(sqlite3)
     if setlimit is not None:
@@ -169,7 +179,7 @@ def _read(memory: sqlite3.Connection, seed: Path, recording: Path) -> dict[str, 
 
 
 def _replay(memory: sqlite3.Connection, step: TraceStep, recording: Path, *,
-            budget: list[int], max_steps: int) -> None:
+            budget: list[int], max_steps: int, max_bytes: int) -> None:
     args = step.tool_args or {}
     query, parameters = args.get("query"), args.get("parameters", [])
     if not isinstance(query, str) or not isinstance(parameters, list):
@@ -178,8 +188,11 @@ def _replay(memory: sqlite3.Connection, step: TraceStep, recording: Path, *,
     guard = _Guard()
     memory.set_authorizer(guard)
     try:
-        memory.execute(query, parameters).fetchall()
-    except (sqlite3.Error, sqlite3.Warning, OverflowError, ValueError):
+        for _ in memory.execute(query, parameters):
+            pass  # a read's rows are not needed, and are not kept: a huge SELECT costs no memory
+    except (sqlite3.Error, sqlite3.Warning, OverflowError, ValueError) as exc:
+        full = (getattr(exc, "sqlite_errorname", None) == "SQLITE_FULL"  # Python 3.11+
+                or str(exc) == "database or disk is full")
         # Failed in the run as it fails here (the run rolled the call back): no change.
         memory.set_authorizer(None)
         memory.execute("ROLLBACK TO call")
@@ -188,6 +201,11 @@ def _replay(memory: sqlite3.Connection, step: TraceStep, recording: Path, *,
             raise TraceFormatError(
                 f"replaying the SqliteTool calls took more than {max_steps:,} database steps "
                 f"(at step {step.step_id}); the state after the run is not computed",
+                source=recording) from None
+        if full:
+            raise TraceFormatError(
+                f"replaying step {step.step_id} (sqlite_tool) grew the database past "
+                f"{max_bytes:,} bytes; the state after the run is not computed",
                 source=recording) from None
         if guard.refused is not None:
             raise TraceFormatError(
