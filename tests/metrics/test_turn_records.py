@@ -1,5 +1,5 @@
-"""The bounds and errors of ``turn_expectations`` that a case table cannot show: the records kept
-in the result's data, and a turn's check that cannot judge its segment."""
+"""What of ``turn_expectations`` a case table cannot show: the records kept in the result's data,
+a turn's check that cannot judge its segment, and the same turns read from each message source."""
 
 from __future__ import annotations
 
