@@ -39,6 +39,10 @@ def build_test_case(document: object, *, source: str | Path | None) -> EvalTestC
         raise TestCaseError("expected a JSON object", source=source)
     check_metric_names(document, source=source)
     validate_test_case_matchers(document, source=source)
+    if document.get("turns"):
+        from openeval.scoring.validate import check_turn_checks
+
+        check_turn_checks(document["turns"], source=source)
     check_agent_spec(document.get("agent_spec"), source=source)
     if document.get("state") is not None:
         from openeval.matching.state import with_state_files

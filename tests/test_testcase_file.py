@@ -70,6 +70,31 @@ BROKEN: list[tuple[str, str | None, str | None, str]] = [
     ("expectation-no-metric-reads",
      '{"task_id": "x", "metrics": ["divergence_score"], "expected_final_state": {"a": 1}}',
      "expected_final_state", "no metric in 'metrics' reads 'expected_final_state'"),
+    # A turn's checks follow the rules of the case's own checks, named at their turn.
+    ("turn-check-unknown",
+     '{"task_id": "x", "turns": [{"user": 1, "checks": [{"check": "contain"}]}]}',
+     "turns[0].checks[0].check", "unknown check 'contain'"),
+    ("turn-check-unknown-setting",
+     '{"task_id": "x", "turns": [{"user": 1, "checks": [{"check": "contains", "value": "a"}]}]}',
+     "turns[0].checks[0].value", "value"),
+    ("turn-check-code",
+     '{"task_id": "x", "turns": [{"user": 1, "checks": [{"check": "contains", "code": "c.py"}]}]}',
+     "turns[0].checks[0].code", "a code check cannot run inside a turn"),
+    ("turn-check-same-name",
+     '{"task_id": "x", "turns": [{"user": 2, "checks": [{"check": "contains"}, '
+     '{"check": "contains"}]}]}',
+     "turns[0].checks[1].name", "already used by turns[0].checks[0]"),
+    # An order edge only trajectory_match judges, and only with a trajectory: never unread.
+    ("after-without-a-trajectory",
+     '{"task_id": "x", "expected_tool_calls": [{"tool": "a", "id": "a"}, '
+     '{"tool": "b", "after": ["a"]}]}',
+     "expected_tool_calls[1].after", "configures nothing: 'after' is judged by trajectory_match"),
+    ("uses-result-of-in-a-turn-without-a-trajectory",
+     '{"task_id": "x", "turns": [{"user": 1, "expected_tool_calls": [{"tool": "a", "id": "a"}, '
+     '{"tool": "b", "uses_result_of": ["a"]}]}]}',
+     "turns[0].expected_tool_calls[1].uses_result_of", "'uses_result_of' is judged by"),
+    ("turn-checks-not-a-list", '{"task_id": "x", "turns": [{"user": 1, "checks": {}}]}',
+     "turns[0].checks", "expected a list"),
 ]
 
 

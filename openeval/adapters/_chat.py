@@ -22,7 +22,7 @@ from openeval.adapters._toolkit import (
     task_id_from_path,
     to_plain,
 )
-from openeval.adapters.base import TraceSource, apply_envelope, split_envelope
+from openeval.adapters.base import TraceSource, apply_envelope, given_value, split_envelope
 from openeval.adapters.tool_args import ToolArgs
 from openeval.adapters.tool_definitions import merge_definitions, tool_definitions
 from openeval.jsonio import dump_json_compact, join_path
@@ -297,7 +297,7 @@ def trace_from_objects(
     plain, tools = _split_tools(to_plain(messages, errors, PAYLOAD_KEY))
     payload, overrides = split_envelope(plain, PAYLOAD_KEY)
     trace = _with_tools(convert(payload, task_id, errors), tools, errors)
-    overrides.update({key: value for key, value in given.items() if value})
+    overrides.update({key: value for key, value in given.items() if given_value(key, value)})
     return apply_envelope(trace, overrides, Path("<messages>"))
 
 

@@ -46,6 +46,7 @@ def from_adk_session(
     input: str | None = None,
     actual_state: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace of an ADK ``Session`` (the object or its JSON). ``task_id`` defaults
     to the session id; the keywords replace what the session says when given. Raises
@@ -54,7 +55,8 @@ def from_adk_session(
     document = to_plain(session, errors, "")
     trace = _convert(document, task_id, errors)
     return apply_given(trace, final_output=final_output, input=input,
-                       actual_state=actual_state, metadata=metadata)
+                       actual_state=actual_state, metadata=metadata,
+                       initial_state=initial_state)
 
 
 class ADKSessionAdapter:

@@ -158,7 +158,8 @@ def item_count_note(items: Sequence[tuple[int, Any]], what: str) -> str:
     return f"{len(items)} {what}{'' if len(items) == 1 else 's'} on {shown}"
 
 
-ENVELOPE_KEYS = ("task_id", "input", "final_output", "actual_state", "metadata")
+ENVELOPE_KEYS = ("task_id", "input", "final_output", "actual_state", "metadata",
+                 "initial_state")
 """AgentTrace fields a wrapped document may carry beside its format's payload."""
 
 
@@ -179,6 +180,7 @@ def split_envelope(document: Any, payload_key: str) -> tuple[Any, dict[str, Any]
 
 _ENVELOPE_TYPES: dict[str, type] = {
     "task_id": str, "input": str, "final_output": str, "actual_state": dict, "metadata": dict,
+    "initial_state": dict,
 }
 
 
@@ -201,6 +203,14 @@ def apply_envelope(trace: AgentTrace, overrides: dict[str, Any], where: Path | s
 
 def apply_given(trace: AgentTrace, **given: Any) -> AgentTrace:
     """Return ``trace`` with the fields a ``from_*`` caller gave (``final_output``, ``input``,
-    ``actual_state``, ``metadata``; None or empty means "not given") set as an envelope's
+    ``actual_state``, ``metadata``, ``initial_state``; None or empty means "not given", but an
+    empty ``initial_state`` is a state: nothing existed before the run) set as an envelope's
     are: checked for type, metadata merged over the trace's own."""
-    return apply_envelope(trace, {k: v for k, v in given.items() if v}, "<caller>")
+    return apply_envelope(trace, {k: v for k, v in given.items() if given_value(k, v)},
+                          "<caller>")
+
+
+def given_value(key: str, value: Any) -> bool:
+    """Return True when a caller's ``key=value`` was given: not None, and not empty except for
+    ``initial_state`` (``{}`` says the run started from nothing)."""
+    return value is not None if key == "initial_state" else bool(value)

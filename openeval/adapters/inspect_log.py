@@ -51,6 +51,7 @@ def from_inspect_log(
     log: Any, *, sample: int | str | None = None, task_id: str | None = None,
     final_output: str = "", input: str | None = None,
     actual_state: dict[str, Any] | None = None, metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace of one sample of an Inspect ``EvalLog`` (the object or its JSON).
 
@@ -68,7 +69,8 @@ def from_inspect_log(
     if task_id:
         trace.task_id = task_id
     return apply_given(trace, final_output=final_output, input=input,
-                       actual_state=actual_state, metadata=metadata)
+                       actual_state=actual_state, metadata=metadata,
+                       initial_state=initial_state)
 
 
 def _pick(samples: list[Any], wanted: int | str | None, errors: Errors) -> int:

@@ -54,6 +54,7 @@ def from_langfuse_trace(
     input: str | None = None,
     actual_state: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace of a Langfuse trace with its observations (the API client's
     ``TraceWithFullDetails`` or the downloaded JSON). ``task_id`` defaults to the trace id; the
@@ -65,7 +66,8 @@ def from_langfuse_trace(
                         errors, "")
     result = _convert(document, task_id, errors)
     return apply_given(result, final_output=final_output, input=input,
-                       actual_state=actual_state, metadata=metadata)
+                       actual_state=actual_state, metadata=metadata,
+                       initial_state=initial_state)
 
 
 class LangfuseExportAdapter:

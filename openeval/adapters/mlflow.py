@@ -54,6 +54,7 @@ def from_mlflow_trace(
     input: str | None = None,
     actual_state: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace of an MLflow ``Trace`` (the object, its ``to_dict()`` or its parsed
     ``to_json()``). ``task_id`` defaults to the MLflow trace id; the keywords replace what the
@@ -63,7 +64,8 @@ def from_mlflow_trace(
     document = to_plain(to_dict() if callable(to_dict) else trace, errors, "")
     result = _convert(document, task_id, errors)
     return apply_given(result, final_output=final_output, input=input,
-                       actual_state=actual_state, metadata=metadata)
+                       actual_state=actual_state, metadata=metadata,
+                       initial_state=initial_state)
 
 
 class MLflowAdapter:

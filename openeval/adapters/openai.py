@@ -52,6 +52,7 @@ def from_openai_messages(
     input: str | None = None,
     actual_state: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace of an OpenAI conversation.
 
@@ -63,7 +64,7 @@ def from_openai_messages(
     """
     given = {
         "final_output": final_output, "input": input, "actual_state": actual_state,
-        "metadata": metadata,
+        "metadata": metadata, "initial_state": initial_state,
     }
     return trace_from_objects(messages, _convert, task_id=task_id, given=given)
 

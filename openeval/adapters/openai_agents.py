@@ -57,6 +57,7 @@ def from_openai_agents_trace(
     input: str | None = None,
     actual_state: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace of one Agents SDK run.
 
@@ -76,7 +77,8 @@ def from_openai_agents_trace(
         raise errors(f"expected the items of one trace, got {len(traces)} traces")
     trace = traces[0]
     return apply_given(trace, final_output=final_output, input=input,
-                       actual_state=actual_state, metadata=metadata)
+                       actual_state=actual_state, metadata=metadata,
+                       initial_state=initial_state)
 
 
 def _exported(item: Any) -> Any:

@@ -160,10 +160,23 @@ def read_sqlite(path: Path, where: str = "state", source: str | Path | None = No
         connection = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
         raise _fail(f"{path.name}: cannot open as SQLite: {exc}", where, source) from None
+    try:
+        return read_sqlite_connection(connection, path.name, where, source)
+    finally:
+        connection.close()
+
+
+def read_sqlite_connection(
+    connection: Any, name: str, where: str = "state", source: str | Path | None = None,
+) -> dict[str, Any]:
+    """Return the database open on ``connection`` (a ``sqlite3.Connection``; ``name`` is the
+    file it came from, for messages) as :func:`read_sqlite` does."""
+    import sqlite3
+
     rows = 0
     out: dict[str, Any] = {}
     try:
-        tables = [name for (name,) in connection.execute(
+        tables = [table for (table,) in connection.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
             "ORDER BY name")]
         for table in tables:
@@ -178,16 +191,14 @@ def read_sqlite(path: Path, where: str = "state", source: str | Path | None = No
             for record in connection.execute(query):
                 rows += 1
                 if rows > MAX_ROWS:
-                    raise _fail(f"{path.name}: more than {MAX_ROWS:,} rows", where, source)
+                    raise _fail(f"{name}: more than {MAX_ROWS:,} rows", where, source)
                 values = dict(zip(columns, record[0 if keys else 1:], strict=True))
                 key = (",".join(str(values[k]) for k in keys) if keys else str(record[0]))
                 content[key] = {c: (v.hex() if isinstance(v, bytes) else v)
                                 for c, v in values.items()}
             out[table] = content
     except sqlite3.Error as exc:
-        raise _fail(f"{path.name}: cannot read as SQLite: {exc}", where, source) from None
-    finally:
-        connection.close()
+        raise _fail(f"{name}: cannot read as SQLite: {exc}", where, source) from None
     return out
 
 

@@ -36,6 +36,7 @@ def validate_test_case_matchers(
     )
     compile_calls(calls, spec, source=source)
     read_constraints(calls, source=source)
+    _edges_need_a_trajectory(calls, trajectory, "expected_tool_calls", source)
     if document.get("turns") is not None:
         check_turns(document["turns"], source=source)
     if document.get("state") is not None:
@@ -48,7 +49,8 @@ def validate_test_case_matchers(
 
 
 TURN_KEYS: tuple[str, ...] = (
-    "expected_output_contains", "expected_tool_calls", "max_steps", "trajectory", "user",
+    "checks", "expected_output_contains", "expected_tool_calls", "max_steps", "trajectory",
+    "user",
 )
 """The keys of one entry of a test case's ``turns``."""
 
@@ -80,3 +82,67 @@ def check_turns(value: Any, where: str = "turns", source: str | Path | None = No
         calls = entry.get("expected_tool_calls") or []
         compile_calls(calls, spec, where=f"{at}.expected_tool_calls", source=source)
         read_constraints(calls, f"{at}.expected_tool_calls", source)
+        _edges_need_a_trajectory(calls, trajectory, f"{at}.expected_tool_calls", source)
+        _check_turn_checks(entry.get("checks", []), f"{at}.checks", source)
+
+
+EDGE_KEYS = ("after", "uses_result_of")
+"""The order keys of an expected call that only ``trajectory_match`` judges."""
+
+
+def _edges_need_a_trajectory(
+    calls: Any, trajectory: Any, where: str, source: str | Path | None,
+) -> None:
+    """Raise TestCaseError at the first ``after`` / ``uses_result_of`` of ``calls`` when no
+    ``trajectory`` is set: only trajectory_match judges order, and it is n.a. without one, so
+    the edge would be read and judged by nothing (a broken order would pass)."""
+    if trajectory is not None or not isinstance(calls, list):
+        return
+    for i, call in enumerate(calls):
+        if not isinstance(call, Mapping):
+            continue
+        for key in EDGE_KEYS:
+            if call.get(key):
+                raise TestCaseError(
+                    f"configures nothing: {key!r} is judged by trajectory_match, which needs a "
+                    "'trajectory' beside these calls; add one (\"trajectory\": {\"mode\": "
+                    "\"superset\"} judges only the edges and the calls made)", source=source,
+                    location=f"{where}[{i}].{key}")
+
+
+def _check_turn_checks(value: Any, where: str, source: str | Path | None) -> None:
+    """Raise TestCaseError unless ``value`` is a list of built-in check entries: a code check
+    runs only where the case's own ``checks`` run it (worker process, opt-in), not per turn.
+    Each check's settings are checked where the check library is known
+    (:func:`openeval.scoring.validate.check_turn_checks`)."""
+    if not isinstance(value, list):
+        raise TestCaseError(f"expected a list of check entries, got {type(value).__name__}",
+                            source=source, location=where)
+    names: dict[str, int] = {}
+    for i, entry in enumerate(value):
+        at = f"{where}[{i}]"
+        if not isinstance(entry, Mapping):
+            raise TestCaseError('expected an object {"check": NAME, ...}', source=source,
+                                location=at)
+        if "code" in entry:
+            raise TestCaseError("a code check cannot run inside a turn; judge the whole "
+                                "trace with the case's own 'checks'", source=source,
+                                location=f"{at}.code")
+        kind = entry.get("check")
+        if not isinstance(kind, str) or not kind:
+            raise TestCaseError("expected a 'check' key naming a check", source=source,
+                                location=at)
+        name = entry.get("name", kind)
+        if not isinstance(name, str) or not name:
+            raise TestCaseError("expected a non-empty name", source=source,
+                                location=f"{at}.name")
+        if name in names:
+            raise TestCaseError(f"name {name!r} is already used by {where}[{names[name]}]; "
+                                "give this entry its own 'name'", source=source,
+                                location=f"{at}.name")
+        names[name] = i
+        threshold = entry.get("threshold")
+        if threshold is not None and (isinstance(threshold, bool)
+                                      or not isinstance(threshold, (int, float))):
+            raise TestCaseError(f"expected a number, got {threshold!r}", source=source,
+                                location=f"{at}.threshold")

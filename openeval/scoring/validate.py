@@ -110,3 +110,26 @@ def _runs_foreign_code(selected: Sequence[str], checks: Sequence[Mapping[str, An
         return True
     return any("code" in entry or entry.get("check") not in CHECK_NAMES for entry in checks
                if isinstance(entry, Mapping))
+
+
+def check_turn_checks(turns: Any, *, source: Any = None) -> None:
+    """Raise TestCaseError at ``turns[n].checks[i]`` (the setting appended when one is at
+    fault) for a turn's check entry naming an unknown check or setting, a value of the wrong
+    type, or settings no trace can satisfy: the same rules as the case's own ``checks``. The
+    entries' shape is already checked (:func:`openeval.matching.validate.check_turns`)."""
+    from openeval.checks.registry import compile_settings, probe_settings
+    from openeval.metrics.turns import CHECK_ENTRY_KEYS
+    from openeval.models import EvalTestCase
+
+    if not isinstance(turns, list):
+        return
+    empty = EvalTestCase(task_id="")
+    for n, entry in enumerate(turns):
+        if not isinstance(entry, Mapping):
+            continue
+        for i, check in enumerate(entry.get("checks") or []):
+            where = f"turns[{n}].checks[{i}]"
+            kind = check["check"]
+            settings = {k: v for k, v in check.items() if k not in CHECK_ENTRY_KEYS}
+            arguments = compile_settings(kind, settings, source=source, location=where)
+            probe_settings(kind, arguments, empty, source=source, location=where)

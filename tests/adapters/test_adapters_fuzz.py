@@ -29,7 +29,7 @@ from openeval.models import AgentTrace
 from openeval.schemas import validate
 
 DATA = Path(__file__).parent.parent / "data" / "adapters"
-_SKIP_SUFFIXES = (".py", ".md", ".txt")
+_SKIP_SUFFIXES = (".py", ".md", ".txt", ".db")  # a .db is a seed beside a recording, not a trace
 
 
 def golden_inputs() -> list[Path]:

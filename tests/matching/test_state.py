@@ -102,3 +102,22 @@ def test_too_many_rows_are_refused(tmp_path: Path) -> None:
         db.executemany("INSERT INTO t VALUES (?)", ((n,) for n in range(MAX_ROWS + 1)))
     with pytest.raises(TestCaseError, match="more than 200,000 rows"):
         read_sqlite(tmp_path / "big.db")
+
+
+def test_the_diff_in_the_data_is_bounded_failing_rows_first() -> None:
+    from openeval.matching.state import MAX_DIFF_ROWS
+    from openeval.models import EvalTestCase
+
+    before = {"orders": {str(n): {"status": "paid"} for n in range(60)}}
+    after = {"orders": {str(n): {"status": "refunded"} for n in range(60)}}
+    # 50 changes allowed, 10 unexpected: the 10 come first, then 30 of the allowed ones.
+    case = EvalTestCase(task_id="t", state={
+        "initial": before, "final": after, "allowed": [f"orders.{n}.*" for n in range(50)]})
+    found = get_metric("state_diff").measure(AgentTrace(task_id="t"), case)
+    rows = found.data["state_diff"]
+    assert len(rows) == MAX_DIFF_ROWS == 40
+    assert [r["verdict"] for r in rows[:10]] == ["unexpected"] * 10
+    assert {r["verdict"] for r in rows[10:]} == {"allowed"}
+    assert found.data["state_diff_cut"] == {"rows": 60, "kept": 40}
+    assert found.details.startswith("10 unexpected changes: orders.50.status")
+    assert len(found.details) < 2000

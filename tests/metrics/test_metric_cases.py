@@ -6,8 +6,9 @@ A case is a JSON object: ``id``; ``steps`` in a compact form (see :func:`expand_
 or null for n.a.) and ``details`` (a substring the details line must contain). A case may also
 give what the result's structured data holds: ``alignment`` (``[expected index, step id,
 status]`` per row), ``first_divergence`` (its ``[expected index, step id, status]``),
-``differences`` (``[where, expected, got]`` of the first divergence's row) and ``notes``;
-``"alignment": []`` says the data holds no alignment.
+``differences`` (``[where, expected, got]`` of the first divergence's row), ``notes``, and
+``turn_records`` (``[user, passed, [metric or check name, ...]]`` per turn entry, the shape of
+docs/semantics.md#per-turn-expectations); ``"alignment": []`` says the data holds no alignment.
 """
 
 from __future__ import annotations
@@ -109,4 +110,13 @@ def check_data(data: Mapping[str, Any], case: dict[str, Any]) -> None:
         assert [[d["where"], d["expected"], d["got"]] for d in found] == case["differences"]
     if "notes" in case:
         assert data.get("notes", []) == case["notes"]
+    if "turn_records" in case:
+        found = [[t["user"], t["passed"], [r.get("metric", r.get("check")) for r in t["results"]]]
+                 for t in data["turns"]]
+        assert found == case["turn_records"]
+        for turn in data["turns"]:
+            assert set(turn) <= {"user", "passed", "results", "why"}
+            assert ("why" in turn) is (turn["passed"] is not True)
+            for sub in turn["results"]:
+                assert set(sub) in ({"metric", "passed", "details"}, {"check", "passed", "details"})
     orjson.dumps(data)  # JSON values only

@@ -442,12 +442,20 @@ def read_fixtura(
     final_output: str | None = None,
     actual_state: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
+    initial_database: Path | None = None,
 ) -> AgentTrace:
     """Return the trace in ``source``; the keyword values, when not None, replace what the
     file gives (task id = file name, input = first prompt, final output = last completion).
 
+    ``initial_database`` is the SQLite database the run's SqliteTool started from: the trace's
+    ``initial_state`` is that database and its ``actual_state`` the database after the
+    recording's SqliteTool calls, replayed in memory (:mod:`openeval.adapters.fixtura.state`);
+    an ``initial_state`` or ``actual_state`` given wins over the replay's.
+
     Raises TraceFormatError naming the file and line of anything malformed, a missing parent
-    trace of a branch, or (with ``source.options.agent_spec``) a fingerprint Fixtura cannot read.
+    trace of a branch, a seed database that cannot be read or replayed on, or (with
+    ``source.options.agent_spec``) a fingerprint Fixtura cannot read.
     """
     recording = _read(source, TraceBudget(source.limits, source.path))
     steps, turns = _conversation(recording)
@@ -466,6 +474,12 @@ def read_fixtura(
     elif (verdict := recorded_verdict(merged)) is not None:
         merged[VERDICT_KEY] = verdict
     prompt = next((e.prompt for e in recording.events if e.prompt is not None), "")
+    if initial_database is not None:
+        from openeval.adapters.fixtura.state import replay_state
+
+        before, after = replay_state(initial_database, steps, recording=source.path)
+        initial_state = initial_state if initial_state is not None else before
+        actual_state = actual_state if actual_state is not None else after
     trace = AgentTrace(
         task_id=task_id if task_id is not None else task_id_from_path(source.path),
         input=input_text if input_text is not None else prompt,
@@ -475,6 +489,7 @@ def read_fixtura(
         metadata=merged,
         messages=turns.messages,
         signals=["denials", "divergence"],  # permission decisions and branch replays
+        initial_state=dict(initial_state) if initial_state is not None else None,
     )
     return require_activity(
         trace, Errors(source.path), "no llm_call or tool_call event (only a trace_header?)"
@@ -492,26 +507,37 @@ def from_fixtura_trace(
     input: str | None = None,
     agent_spec: str | None = None,
     options: LoadOptions | None = None,
+    initial_state: dict[str, Any] | None = None,
+    initial_database: str | Path | None = None,
 ) -> AgentTrace:
     """Return the :class:`AgentTrace` recorded in a Fixtura ``.trace`` (or plain JSONL) file.
 
     Arguments left None come from the file: ``task_id`` its name without the trace suffix,
     ``input`` (or ``input_text``, the name Fixtura's own adapter passes) the first llm_call's
     prompt, ``final_output`` the last llm_call's completion (empty when tool calls follow it),
-    ``actual_state`` empty (Fixtura records none). ``metadata`` is merged over what the file
+    ``actual_state`` empty (Fixtura records none) and ``initial_state`` None, unless
+    ``initial_database`` names the SQLite database the run's SqliteTool started from (default:
+    ``initial.db`` beside the recording, when there is one): then both are that database
+    before and after the recording's SqliteTool calls. ``metadata`` is merged over what the file
     gives. ``agent_spec`` (``module:attr``) computes the drift verdict with Fixtura's own
     fingerprint comparison. Raises TraceFormatError naming the file and line when it is broken.
     """
+    from openeval.adapters.fixtura.state import seed_beside
+
     opts = options or LoadOptions()
     if agent_spec is not None:
         opts = replace(opts, agent_spec=agent_spec)
+    path = Path(trace_path)
     return read_fixtura(
-        TraceSource(Path(trace_path), opts),
+        TraceSource(path, opts),
         task_id=task_id,
         input_text=input if input is not None else input_text,
         final_output=final_output,
         actual_state=actual_state,
         metadata=metadata,
+        initial_state=initial_state,
+        initial_database=(Path(initial_database) if initial_database is not None
+                          else seed_beside(path)),
     )
 
 
@@ -555,8 +581,12 @@ class FixturaAdapter:
         return "first line is not a fixtura event (trace_header, or llm_call/tool_call + step_id)"
 
     def load(self, source: TraceSource) -> AgentTrace:
-        """Return the trace; the verdict is computed when ``source.options.agent_spec`` is set."""
-        return read_fixtura(source)
+        """Return the trace; the verdict is computed when ``source.options.agent_spec`` is set,
+        and the database state when a seed database (``initial.db``) is beside the file."""
+        from openeval.adapters.fixtura.state import seed_beside
+
+        seed = seed_beside(source.file) if source.file is not None else None  # bytes: no folder
+        return read_fixtura(source, initial_database=seed)
 
 
 ADAPTER = FixturaAdapter()

@@ -43,6 +43,7 @@ def from_langchain_run(
     final_output: str | None = None,
     actual_state: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace of a LangChain run tree (or of a LangChain message list).
 
@@ -69,6 +70,7 @@ def from_langchain_run(
     return _override(
         trace, task_id=task_id, input=input if input is not None else input_text,
         final_output=final_output, actual_state=actual_state, metadata=metadata,
+        initial_state=initial_state,
     )
 
 
@@ -80,6 +82,7 @@ def from_langchain_messages(
     final_output: str | None = None,
     actual_state: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the trace of a LangChain conversation: a list of ``BaseMessage`` objects.
 
@@ -99,7 +102,7 @@ def from_langchain_messages(
     trace = read_messages(plain, errors, DEFAULT_TASK_ID, MESSAGES_KEY)
     return _override(
         trace, task_id=task_id, input=input, final_output=final_output,
-        actual_state=actual_state, metadata=metadata,
+        actual_state=actual_state, metadata=metadata, initial_state=initial_state,
     )
 
 

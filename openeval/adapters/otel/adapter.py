@@ -99,6 +99,7 @@ def from_otel_spans(
     final_output: str | None = None,
     actual_state: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
+    initial_state: dict[str, Any] | None = None,
 ) -> AgentTrace:
     """Return the AgentTrace of the OpenTelemetry GenAI spans of one trace.
 
@@ -129,7 +130,7 @@ def from_otel_spans(
         trace = trace_of(decoded, errors, DEFAULT_TASK_ID)
     given = {
         "task_id": task_id, "input": input, "final_output": final_output,
-        "actual_state": actual_state, "metadata": metadata,
+        "actual_state": actual_state, "metadata": metadata, "initial_state": initial_state,
     }
     overrides.update({key: value for key, value in given.items() if value is not None})
     return apply_envelope(trace, overrides, "<spans>")
