@@ -48,7 +48,7 @@ from typing import Any
 
 from openeval.report.alignment import Alignment, aligned_check, difference_parts, position, text_of
 from openeval.results.excerpt import ExcerptStep, TraceExcerpt
-from openeval.results.records import CaseResult, CheckResult, SuiteResult
+from openeval.results.records import CaseResult, CheckResult, SuiteResult, boolean_text
 from openeval.results.summary import Summary, Tally, percent
 from openeval.scores import Score, Verdict
 from openeval.version import __version__
@@ -159,7 +159,7 @@ def _verdict_block(summary: Summary) -> str:
     )
 
 
-def _figures(summary: Summary) -> str:
+def _figures(suite: SuiteResult, summary: Summary) -> str:
     r = summary.results
     judged_cases = summary.cases - summary.not_evaluated_cases
     items = [
@@ -170,7 +170,7 @@ def _figures(summary: Summary) -> str:
     ]
     if summary.fail_under is not None:
         items.append(("fail-under", "Gate line", f"{summary.fail_under:.1%}",
-                      f"--fail-under {summary.fail_under:g}: pass rate at least this"))
+                      f"{esc(suite.gate_source('fail_under'))}: pass rate at least this"))
     cells = "".join(
         f'<div><dt>{title}</dt><dd class="big" id="{key}">{value}</dd>'
         f'<dd class="muted">{note}</dd></div>'
@@ -234,6 +234,8 @@ def _rates(suite: SuiteResult, summary: Summary) -> str:
     for name, tally in summary.per_check.items():
         spec = first[name].spec
         family = spec.family if spec.kind == name else f"{spec.family}: {spec.kind}"
+        if name in suite.report_only_names:
+            family += " · report only: pass line 0"
         rows.append(_rate_row(
             f'<th scope="row">{esc(name)} <span class="family">{esc(family)}</span></th>', tally
         ))
@@ -323,9 +325,10 @@ def _run_settings(metadata: Mapping[str, Any]) -> str:
 # --- the per-metric gates ---------------------------------------------------------------
 
 
-def gates_section(summary: Summary) -> str:
+def gates_section(suite: SuiteResult, summary: Summary) -> str:
     """Return the per-metric gates of the run (``--fail-under-metric``, ``[gates]``), or ``""``
-    when it had none: each name, its pass rate, the line it must reach, and the verdict."""
+    when it had none: each name, its pass rate, the line it must reach, where that line was
+    set, and the verdict."""
     if not summary.gates:
         return ""
     rows = []
@@ -335,14 +338,14 @@ def gates_section(summary: Summary) -> str:
             f'<tr><td class="{_VERDICT_CLASS[verdict]}">{SYMBOL[verdict]} {verdict}</td>'
             f'<th scope="row">{esc(gate.name)}</th>'
             f'<td class="fig">{percent(gate.figure)}</td><td class="fig">{percent(gate.line)}</td>'
-            "</tr>"
+            f"<td><code>{esc(suite.gate_source(f'gates.{gate.name}'))}</code></td></tr>"
         )
     return (
         '<section id="gates-section"><h3>Gates</h3>'
         '<table class="gates" id="gates"><caption>Per-metric gates</caption><thead><tr>'
         '<th scope="col">verdict</th><th scope="col">gate (metric or check)</th>'
-        '<th scope="col">pass rate</th><th scope="col">needs</th></tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table></section>'
+        '<th scope="col">pass rate</th><th scope="col">needs</th><th scope="col">set by</th>'
+        f'</tr></thead><tbody>{"".join(rows)}</tbody></table></section>'
     )
 
 
@@ -355,6 +358,9 @@ def _cell(check: CheckResult | None) -> str:
     v = check.verdict
     if v in ("n.a.", "error"):
         return f'<td class="{_VERDICT_CLASS[v]}">{SYMBOL[v]} {v}</td>'
+    if check.report_only:  # a pass that cannot be missed: no tick, the words say why
+        return (f'<td class="{_VERDICT_CLASS[v]} v-report"><abbr title="report only: pass line '
+                f'0">report only</abbr> {esc(check.score_text())}</td>')
     # The abbr's title gives the word to screen readers and on hover. (A visually hidden
     # span, the usual trick, is absolutely positioned: 45,000 of them made Chromium take
     # seconds longer to lay out a 5,000-case table.)
@@ -516,7 +522,8 @@ def _score_item(score: Score, check: CheckResult) -> str:
         f" &#8212; {_cut(score.comment)}"
         if score.comment and score.comment != check.details else ""
     )
-    return f"{name}{esc(_number(score.value))}{note}{comment}"
+    value = boolean_text(score) if isinstance(score.value, bool) else _number(score.value)
+    return f"{name}{esc(value)}{note}{comment}"
 
 
 def _scores(check: CheckResult) -> str:
@@ -528,6 +535,12 @@ def _scores(check: CheckResult) -> str:
     return (
         f'<ul class="scores">{"".join(f"<li>{i}</li>" for i in items)}</ul>{_pass_line(check)}'
     )
+
+
+def _verdict_text(check: CheckResult) -> str:
+    if check.report_only:
+        return "report only <small>(pass line 0: reported, not judged)</small>"
+    return f"{SYMBOL[check.verdict]} {check.verdict}"
 
 
 def _check_row(check: CheckResult) -> str:
@@ -549,7 +562,7 @@ def _check_row(check: CheckResult) -> str:
     bad = ' class="bad"' if v in ("fail", "error") else ""
     return (
         f"<tr{bad}><th>{esc(check.name)}{label}{settings}</th>"
-        f'<td class="{_VERDICT_CLASS[v]}">{SYMBOL[v]} {v}</td><td>{_scores(check)}</td>'
+        f'<td class="{_VERDICT_CLASS[v]}">{_verdict_text(check)}</td><td>{_scores(check)}</td>'
         f"<td>{_cut(check.details)}{table}</td></tr>"
     )
 
@@ -818,8 +831,9 @@ def render_page(suite: SuiteResult) -> str:
     )
     overview = (
         '<section id="overview"><h2>Overview</h2>'
-        f'<div class="top">{_verdict_block(summary)}{_figures(summary)}{_counts(summary)}</div>'
-        f"{gates_section(summary)}{_rates(suite, summary)}{_trials_section(suite, summary)}"
+        f'<div class="top">{_verdict_block(summary)}{_figures(suite, summary)}'
+        f"{_counts(summary)}</div>"
+        f"{gates_section(suite, summary)}{_rates(suite, summary)}{_trials_section(suite, summary)}"
         f"{_warnings_section(suite)}{_run_settings(suite.metadata)}</section>"
     )
     return (

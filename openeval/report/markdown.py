@@ -54,7 +54,14 @@ def code_cell(text: str) -> str:
     return f"{fence} {flat} {fence}"
 
 
-_VERDICT_CELL = {"pass": "pass", "fail": "**FAIL**", "n.a.": "n.a.", "error": "**ERROR**"}
+def _source(text: str) -> str:
+    """A gate line's source as code: a flag or ``file:line key``, from the run's own record."""
+    plain = "`" not in text and "|" not in text and "\n" not in text
+    return f"`{text}`" if plain else code_cell(text)
+
+
+_VERDICT_CELL = {"pass": "pass", "fail": "**FAIL**", "n.a.": "n.a.", "error": "**ERROR**",
+                 "report only": "report only"}
 _STATUS_CELL = {"passed": "✅ passed", "failed": "❌ failed", "error": "⚠️ error", "n.a.": "○ n.a."}
 
 
@@ -79,7 +86,7 @@ def _headline(suite: SuiteResult, summary: Summary) -> list[str]:
     if suite.fail_under is not None:
         lines.append(
             f"Gate: pass rate at least {percent(suite.fail_under)} "
-            f"(`--fail-under {suite.fail_under:g}`); no case may error."
+            f"({_source(suite.gate_source('fail_under'))}); no case may error."
         )
     lines += _case_floor_line(suite)
     lines.append(f"Verdict: {cell(summary.gate_reason)}.")
@@ -98,19 +105,21 @@ def _case_floor_line(suite: SuiteResult) -> list[str]:
     floor = suite.fail_under_cases
     if floor is None:
         return []
-    return [f"Gate: cases passed at least {percent(floor)} (`--fail-under-cases {floor:g}`); "
-            "no case may error."]
+    return [f"Gate: cases passed at least {percent(floor)} "
+            f"({_source(suite.gate_source('fail_under_cases'))}); no case may error."]
 
 
-def _gate_section(summary: Summary) -> list[str]:
-    """The per-metric gates: each name's pass rate, the line it must reach, and the verdict."""
+def _gate_section(suite: SuiteResult, summary: Summary) -> list[str]:
+    """The per-metric gates: each name's pass rate, the line it must reach, where that line
+    was set, and the verdict."""
     if not summary.gates:
         return []
     rows = [
-        [cell(g.name), percent(g.figure), percent(g.line), "✅ passed" if g.passed else "❌ failed"]
+        [cell(g.name), percent(g.figure), percent(g.line),
+         _source(suite.gate_source(f"gates.{g.name}")), "✅ passed" if g.passed else "❌ failed"]
         for g in summary.gates
     ]
-    header = ["gate (metric or check)", "pass rate", "needs", "verdict"]
+    header = ["gate (metric or check)", "pass rate", "needs", "set by", "verdict"]
     return ["", "### Gates", "", *_table(header, rows)]
 
 
@@ -158,12 +167,13 @@ def _labels(text: str) -> str:
     return f" Labels: {text}." if text else ""
 
 
-def _check_section(summary: Summary) -> list[str]:
+def _check_section(suite: SuiteResult, summary: Summary) -> list[str]:
     if not summary.per_check:
         return []
+    marked = suite.report_only_names
     rows = [
-        [cell(name), str(t.passed), str(t.failed), str(t.errored), str(t.not_applicable),
-         percent(t.pass_rate)]
+        [cell(name) + (" (report only: pass line 0)" if name in marked else ""), str(t.passed),
+         str(t.failed), str(t.errored), str(t.not_applicable), percent(t.pass_rate)]
         for name, t in summary.per_check.items()
     ]
     header = ["metric or check", "passed", "failed", "errored", "n.a.", "pass rate"]
@@ -345,8 +355,8 @@ class MarkdownReporter:
         summary = suite.summary
         lines = [
             *_headline(suite, summary),
-            *_gate_section(summary),
-            *_check_section(summary),
+            *_gate_section(suite, summary),
+            *_check_section(suite, summary),
             *_case_section(suite, summary),
             *_trial_section(suite, summary),
             *_failure_section(suite),
