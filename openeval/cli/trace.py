@@ -23,7 +23,7 @@ from openeval.errors import OpenEvalError
 from openeval.printable import printable
 
 if TYPE_CHECKING:
-    from openeval.cli.alignment import CaseAlignment
+    from openeval.cli.alignment import CaseAlignment, CaseFrame
     from openeval.models import AgentTrace, TraceStep
 
 _format_option = options.trace_format
@@ -176,7 +176,9 @@ def _print_table(
     click.echo(printable(caption))
 
 
-def _steps_document(trace: AgentTrace, alignment: CaseAlignment | None) -> dict[str, Any]:
+def _steps_document(
+    trace: AgentTrace, alignment: CaseAlignment | None, frames: list[CaseFrame]
+) -> dict[str, Any]:
     document: dict[str, Any] = {
         "task_id": trace.task_id,
         "steps": [step.to_dict() for step in trace.steps],
@@ -185,6 +187,9 @@ def _steps_document(trace: AgentTrace, alignment: CaseAlignment | None) -> dict[
     if alignment is not None:
         document["testcase"] = {"metric": alignment.metric, "details": alignment.details,
                                 **alignment.data}
+    if frames:  # only for a case with state or turns: other documents keep their bytes
+        document["frames"] = [{"metric": f.metric, "details": f.details, **f.data}
+                              for f in frames]
     return document
 
 
@@ -209,14 +214,16 @@ def inspect(
     """
     trace = _load(trace_path, trace_format)
     alignment = None
+    frames: list[CaseFrame] = []
     if testcase_path is not None:
-        from openeval.cli.alignment import case_alignment
+        from openeval.cli.alignment import case_alignment, case_frames
 
         alignment = case_alignment(trace, testcase_path)
+        frames = case_frames(trace, testcase_path)
     if as_json:
         from openeval.jsonio import dump_json
 
-        click.echo(dump_json(_steps_document(trace, alignment)), nl=False)
+        click.echo(dump_json(_steps_document(trace, alignment, frames)), nl=False)
         return
     rows = [step_row(step, wide=wide) for step in trace.steps]
     final = f"final output: {_one_line(trace.final_output, None if wide else 100) or '(none)'}"
@@ -227,6 +234,21 @@ def inspect(
             f"expected vs executed calls ({alignment.metric})", alignment.details,
             ALIGNMENT_COLUMNS, lines, lambda row: "first divergence" in row[3],
         )
+    for frame in frames:
+        _print_frame(frame, wide=wide)
+
+
+def _print_frame(frame: CaseFrame, *, wide: bool) -> None:
+    """Print a state diff or the per-turn results as a table, every row (a terminal pages)."""
+    from openeval.report.frames import row_ok, table_of_data
+
+    # The metric bounds its data already; a terminal shows all of it.
+    columns, rows, _ = table_of_data(frame.metric, frame.data, limit=sys.maxsize)
+    limit = None if wide else 60
+    cut = [tuple(_one_line(text, limit) for text in row) for row in rows]
+    title = "state changes" if frame.metric == "state_diff" else "per-turn expectations"
+    _print_table(f"{title} ({frame.metric})", frame.details, columns, cut,
+                 lambda row: not row_ok(frame.metric, row))
 
 
 _MODES_HELP = "strict, in_order, unordered, superset or subset"

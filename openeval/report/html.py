@@ -47,6 +47,7 @@ from importlib.resources import files
 from typing import Any
 
 from openeval.report.alignment import Alignment, aligned_check, difference_parts, position, text_of
+from openeval.report.frames import STATE_KIND, framed_checks, row_ok, table_of
 from openeval.results.excerpt import ExcerptStep, TraceExcerpt
 from openeval.results.records import CaseResult, CheckResult, SuiteResult, boolean_text
 from openeval.results.summary import Summary, Tally, percent
@@ -649,6 +650,34 @@ def alignment_view(check: CheckResult) -> str:
     )
 
 
+def frame_view(check: CheckResult) -> str:
+    """Return the state diff or the per-turn results ``check`` holds as a table (its failing
+    rows marked), bounded as the alignment is; ``""`` when it holds neither."""
+    kind = check.spec.kind
+    columns, rows, left_out = table_of(check)
+    if not rows:
+        return ""
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = []
+    for row in rows:
+        ok = row_ok(kind, row)
+        cells = [f"<td><code>{_cut(text)}</code></td>" if kind == STATE_KIND and n < 3
+                 else f"<td>{_cut(text)}</td>" for n, text in enumerate(row)]
+        at = 3 if kind == STATE_KIND else 1
+        verdict = "pass" if ok else "fail"
+        cells[at] = (f'<td class="{_VERDICT_CLASS[verdict]}">{SYMBOL[verdict]} '
+                     f"{_cut(row[at])}</td>")
+        css = "" if ok else ' class="bad"'
+        body.append(f"<tr{css}>{''.join(cells)}</tr>")
+    title = "State changes" if kind == STATE_KIND else "Per-turn expectations"
+    more = f'<p class="muted">{left_out} more rows not shown.</p>' if left_out else ""
+    return (
+        f'<table class="align frame {esc(kind)}"><caption>{title} <small>({esc(check.name)})'
+        f'</small></caption><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+        f"</table>{more}"
+    )
+
+
 def _step_flags(step: ExcerptStep) -> str:
     flags = [("denied", step.denied), ("error", step.error is not None),
              ("divergent", step.divergent)]
@@ -745,6 +774,7 @@ def _trace_views(record: CaseResult) -> str:
     if chosen is not None:
         parts.append(alignment_view(chosen))
         divergent = Alignment.of(chosen).divergent_step
+    parts += [frame_view(check) for check in framed_checks(record)]
     excerpt = record.trace_excerpt
     if excerpt is not None:
         parts.append(timeline(excerpt, divergent))

@@ -3,9 +3,9 @@
 Order: a headline with the pass rate and the gate verdict; the per-metric gates; a table per
 metric and check; a table of cases by checks (for a case with trials, how many passed); the
 trials with pass^k and pass@k; then the failures with their details, the expected and executed
-calls side by side for cases whose calls did not match, the errored cases with their reasons,
-the warnings, and the notes of results that passed. Long sections fold into ``<details>`` so
-the summary stays readable on big suites.
+calls side by side for cases whose calls did not match, the state diffs and per-turn results
+(failing first), the errored cases with their reasons, the warnings, and the notes of results
+that passed. Long sections fold into ``<details>`` so the summary stays readable on big suites.
 Every count comes from the run's :class:`~openeval.results.summary.Summary`.
 """
 
@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from openeval.report.alignment import Alignment, aligned_check, difference_parts, position, text_of
+from openeval.report.frames import STATE_KIND, framed_checks, row_ok, table_of
 from openeval.results.records import CaseResult, CheckResult, SuiteResult
 from openeval.results.summary import Summary, percent
 
@@ -309,6 +310,38 @@ def _alignment_section(suite: SuiteResult) -> list[str]:
     return lines
 
 
+def _frame_section(suite: SuiteResult) -> list[str]:
+    """The state diff and per-turn results of the cases that hold them, the failing ones
+    first; as bounded as the side-by-side calls."""
+    found = [(record, check) for case in suite.cases for record in case.judged()
+             for check in framed_checks(record) if check.verdict in ("pass", "fail")]
+    if not found:
+        return []
+    found.sort(key=lambda pair: pair[1].verdict != "fail")
+    lines = ["", "### State changes and turns", ""]
+    for record, check in found[:MAX_ALIGNMENTS]:
+        kind = check.spec.kind
+        columns, rows, left_out = table_of(check, MAX_ALIGNMENT_ROWS)
+        marked = 3 if kind == STATE_KIND else 1  # the verdict column: bold when it fails
+        body = []
+        for row in rows:
+            # Paths, values and reasons come from the trace: code spans, where nothing renders.
+            free = (0, 1, 2) if kind == STATE_KIND else (3,)
+            cells = [code_cell(text) if n in free else cell(text) for n, text in enumerate(row)]
+            if not row_ok(kind, row):
+                cells[marked] = f"**{cells[marked]}**"
+            body.append(cells)
+        lines += [f"**{cell(record.case_id)}** · {cell(check.name)} · "
+                  f"{_VERDICT_CELL[check.verdict]}", "", *_table(list(columns), body)]
+        if left_out:
+            lines += ["", f"{left_out} more rows not shown."]
+        lines.append("")
+    if len(found) > MAX_ALIGNMENTS:
+        lines.append(f"{len(found) - MAX_ALIGNMENTS} more state diffs or per-turn results; "
+                     "the HTML report (`openeval report --format html`) shows every one.")
+    return lines
+
+
 def _notes_section(suite: SuiteResult) -> list[str]:
     """Notes of results that passed: worth a look, and changing no verdict."""
     rows = [[cell(record.case_id), cell(c.name), code_cell(note)]
@@ -361,6 +394,7 @@ class MarkdownReporter:
             *_trial_section(suite, summary),
             *_failure_section(suite),
             *_alignment_section(suite),
+            *_frame_section(suite),
             *_error_section(suite),
             *_warning_section(suite),
             *_notes_section(suite),
