@@ -99,6 +99,34 @@ def step_row(step: TraceStep, *, wide: bool = False) -> tuple[str, ...]:
     )
 
 
+def conversation_rows(trace: AgentTrace, *, wide: bool = False) -> list[tuple[str, ...]]:
+    """Return the rows of ``inspect``: every step, and every user message of the conversation
+    as a ``user`` row before the first step of the model turn that answers it (a user message
+    nothing answered comes last), so a multi-turn run reads as it went."""
+    asked: dict[int, list[str]] = {}  # model turn -> the user messages said just before it
+    waiting: list[str] = []
+    for message in trace.messages:
+        if message.role == "user":
+            waiting.append(message.content)
+        elif message.role == "assistant" and message.turn is not None and waiting:
+            asked.setdefault(message.turn, []).extend(waiting)
+            waiting = []
+    pending = sorted(asked)
+    rows: list[tuple[str, ...]] = []
+
+    def said(text: str) -> tuple[str, ...]:
+        return ("", "user", "", _one_line(text, None if wide else _WIDTHS["args/content"]),
+                "", "")
+
+    for step in trace.steps:
+        while pending and step.turn is not None and pending[0] <= step.turn:
+            rows += [said(text) for text in asked[pending.pop(0)]]
+        rows.append(step_row(step, wide=wide))
+    for turn in pending:
+        rows += [said(text) for text in asked[turn]]
+    return rows + [said(text) for text in waiting]
+
+
 def _title(trace: AgentTrace) -> str:
     calls = trace.tool_calls()
     return (
@@ -225,7 +253,7 @@ def inspect(
 
         click.echo(dump_json(_steps_document(trace, alignment, frames)), nl=False)
         return
-    rows = [step_row(step, wide=wide) for step in trace.steps]
+    rows = conversation_rows(trace, wide=wide)
     final = f"final output: {_one_line(trace.final_output, None if wide else 100) or '(none)'}"
     _print_table(_title(trace), final, COLUMNS, rows, lambda row: bool(row[-1]))
     if alignment is not None:
