@@ -623,12 +623,12 @@ def alignment_view(check: CheckResult) -> str:
     for n, row in enumerate(alignment.rows):
         first = n == alignment.first
         number = position(row)
-        expected = f"<code>{_cut(text_of(row.get('tool', '')))}</code>" if number else ""
+        expected = tool_name(text_of(row.get("tool", ""))) if number else ""
         step = row.get("step_id")
         tool = row.get("got_tool") or row.get("tool", "")
         executed = (
             f'<span class="muted">step {esc(text_of(step))}</span> '
-            f"<code>{_cut(text_of(tool))}</code>" if step is not None else "-"
+            f"{tool_name(text_of(tool))}" if step is not None else "-"
         )
         css = ' class="first-div"' if first else (
             ' class="bad"' if row.get("ok", True) is False else "")
@@ -678,6 +678,19 @@ def frame_view(check: CheckResult) -> str:
     )
 
 
+_NAME_BREAKS = re.compile(r"([_.\-/:])")
+
+
+def tool_name(name: str) -> str:
+    """Return a tool name as ``<code class="tool">``: it wraps only after ``_``, ``.``, ``-``,
+    ``/`` or ``:`` (a ``<wbr>`` there; the class turns off breaking anywhere else), so
+    ``lookup_order`` never reads as ``looku`` / ``p_order``."""
+    if len(name) > MAX_TEXT_CHARS:
+        return f'<code class="tool">{_cut(name)}</code>'
+    broken = _NAME_BREAKS.sub(r"\1<wbr>", esc(name))
+    return f'<code class="tool">{broken}</code>'
+
+
 def _step_flags(step: ExcerptStep) -> str:
     flags = [("denied", step.denied), ("error", step.error is not None),
              ("divergent", step.divergent)]
@@ -713,7 +726,7 @@ def timeline(excerpt: TraceExcerpt, divergent_step: int | None = None) -> str:
         mark = ' <strong class="div-mark">&#8592; first divergence</strong>' if first else ""
         rows.append(
             f"<tr{css}><td>{step.step_id}{mark}</td><td>{esc(step.type)}</td>"
-            f"<td><code>{_cut(step.tool_name or '')}</code></td><td><code>{_cut(what or '')}"
+            f"<td>{tool_name(step.tool_name or '')}</td><td><code>{_cut(what or '')}"
             f"</code></td><td>{result}</td><td>{_step_flags(step)}</td>"
             f"<td>{_step_cost(step)}</td></tr>"
         )
