@@ -1,8 +1,10 @@
 """``openeval convert``, ``inspect`` and ``snapshot``: look at one trace, in any format.
 
 ``convert`` writes the normalised trace (OpenEval's own JSON), ``inspect`` prints its steps as a
-table (``--wide`` uncut, ``--json`` as one document, ``--testcase C`` with C's expected calls
-against the executed ones side by side), ``snapshot`` drafts a test case from a known-good run.
+table with each user message where it was said (``--wide`` uncut, ``--json`` as one document,
+``--testcase C`` with C's expected calls against the executed ones side by side, and its state
+diff and per-turn results when C asks for them), ``snapshot`` drafts a test case from a
+known-good run.
 Every command reads its trace with the adapter registry (``--format`` forces one) and exits 2,
 with one line naming the file and the place, when the trace cannot be read.
 """
@@ -236,7 +238,8 @@ def inspect(
     trace_path: Path, trace_format: str | None, wide: bool, as_json: bool,
     testcase_path: Path | None,
 ) -> None:
-    """Print the normalised steps of TRACE as a table (plain text when not on a terminal).
+    """Print the normalised steps of TRACE as a table (plain text when not on a terminal),
+    each user message as a row before the turn that answers it.
 
     Exit 0 when printed, 2 when TRACE or the test case cannot be read.
     """
