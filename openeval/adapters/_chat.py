@@ -88,6 +88,16 @@ class Turn:
     answer: str | None = None
     """The turn's answer when it is not simply its text after no client call: set for a
     turn whose server-side tools ran inside it and whose last text block answers."""
+    calls_before_text: int = 0
+    """How many of :attr:`calls` were recorded before the turn's first text, for a source
+    that keeps a turn's parts in order (Anthropic blocks, Responses items): the thought step
+    goes there, so a turn that called first and spoke after reads in that order."""
+
+    def say(self, text: str) -> None:
+        """Append a text part recorded after the calls appended so far."""
+        if text and not any(self.texts):
+            self.calls_before_text = len(self.calls)
+        self.texts.append(text)
 
     @property
     def text(self) -> str:
@@ -144,12 +154,18 @@ class StepList:
             )
         )
         self.turns.say("assistant", turn.text, turn=number)
-        for step, call_id, awaits_result in turn.calls:
+        # The parts as recorded: the calls made before the turn's first text, then its text.
+        thought = self.steps.pop()
+        for n, (step, call_id, awaits_result) in enumerate(turn.calls):
+            if n == turn.calls_before_text:
+                self.steps.append(thought)
             step.timestamp = turn.timestamp
             step.turn = number
             self.steps.append(step)
             if awaits_result:
                 self.pairing.expect(step, call_id)
+        if turn.calls_before_text >= len(turn.calls):
+            self.steps.append(thought)
         if turn.answer is not None:
             self.turns.answer(turn.answer, asked_for_tools=False)
         else:

@@ -8,8 +8,9 @@ list of ``{"role": ..., "content": ...}`` messages whose content is a string or 
 also gives the turn's model, ``stop_reason`` and usage.
 
 Each assistant message becomes a ``thought`` step (its text, with provider, model, stop reason
-and tokens) followed by one ``tool_call`` step per ``tool_use`` block, all carrying the turn's
-number; thinking text, when present, is a ``thought`` step before it. User and system messages
+and tokens) and one ``tool_call`` step per ``tool_use`` block, in the order of the blocks (the
+thought where the first text block is), all carrying the turn's number; thinking text, when
+present, is a ``thought`` step before them. User and system messages
 make no step. Every message is kept in ``messages``; the first user text is the trace's
 ``input``, the last turn's text its ``final_output``. See ``proposals/0013-anthropic-adapter.md``.
 """
@@ -167,7 +168,7 @@ class _Reader:
             if kind == "text":
                 text = block.get("text")
                 if isinstance(text, str):
-                    turn.texts.append(text)
+                    turn.say(text)
                     last_text = text
             elif kind == "thinking":
                 thinking = block.get("thinking")

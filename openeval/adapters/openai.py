@@ -9,8 +9,9 @@ Reads, as plain JSON or as the ``openai`` SDK's objects (dumped without importin
   paired by ``call_id``, built-in ``*_call`` items), and a whole ``Response`` with its ``output``.
 
 Each model turn becomes a ``thought`` step (its text, with provider, model, finish reason and
-tokens) followed by one ``tool_call`` step per call, all carrying the turn's number;
-reasoning text, when present, is a ``thought`` step before it. User, system and developer
+tokens) followed by one ``tool_call`` step per call (for Responses items, in recorded order:
+the thought where the first message is), all carrying the turn's number; reasoning text, when
+present, is a ``thought`` step before them. User, system and developer
 messages make no step. Every message is kept in ``messages``; the first user text is the
 trace's ``input``, the last turn's text its ``final_output``. See
 ``proposals/0012-openai-adapter.md`` for every mapping rule.
@@ -230,7 +231,7 @@ class _Reader:
             if responses_item:
                 # A Responses output message is one item of a turn that may also hold calls.
                 turn = self._open_turn()
-                turn.texts.append(self._text(item.get("content"), f"{location}.content"))
+                turn.say(self._text(item.get("content"), f"{location}.content"))
             else:
                 self._close_turn()
                 self._read_assistant(item, location, Turn(provider=PROVIDER))

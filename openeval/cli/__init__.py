@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
              "and .github/workflows/openeval.yml. Never overwrites a file."),
     "inspect": ("openeval.cli.trace",
                 "Print the normalised steps of TRACE as a table (plain text when not on a "
-                "terminal)."),
+                "terminal), each user message as a row before the turn that answers it."),
     "lint": ("openeval.cli.lint",
              "Score each case against an empty and a do-nothing trace, and mutate its recorded "
              "trace, to find the cases no agent can fail."),

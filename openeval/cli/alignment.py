@@ -65,3 +65,41 @@ def _whole(rows: list[AlignedCall]) -> dict[str, Any]:
     from openeval.matching.alignment import MAX_ROWS, alignment_data
 
     return alignment_data(rows, max_rows=max(MAX_ROWS, len(rows)))
+
+
+@dataclass(frozen=True)
+class CaseFrame:
+    """A state diff or per-turn result ``inspect --testcase`` prints below the calls."""
+
+    metric: str
+    details: str
+    data: dict[str, Any]
+    """``state_diff`` rows or ``turns`` entries, as the metric writes them into results."""
+
+
+FRAMED = ("state_diff", "turn_expectations")
+"""The metrics whose data ``inspect --testcase`` draws as tables, in that order."""
+
+
+def case_frames(trace: AgentTrace, testcase_path: Path) -> list[CaseFrame]:
+    """Return the state diff and per-turn results of the test case at ``testcase_path`` on
+    ``trace``, for those of its ``state`` and ``turns`` keys it sets (none: an empty list).
+
+    A metric that cannot judge this trace (no initial state, no user turns) gives a frame with
+    no data whose details say why; the calls above it are still worth printing.
+    """
+    from openeval.errors import OpenEvalError
+    from openeval.metrics.registry import metric_class
+    from openeval.suite.evaluate import RunPlan, read_case
+
+    test_case = read_case(testcase_path, RunPlan()).test_case
+    frames = []
+    for name in FRAMED:
+        try:
+            found = metric_class(name)().measure(trace, test_case)
+        except OpenEvalError as exc:
+            frames.append(CaseFrame(name, str(exc), {}))
+            continue
+        if found.applicable:
+            frames.append(CaseFrame(name, found.details, dict(found.data)))
+    return frames

@@ -60,6 +60,7 @@ def _plain_case_lines(case: CaseResult) -> list[str]:
         return [f"ERROR {printable(case.case_id)}: {printable(case.error)}"]
     lines = [f"{_CASE_WORD[case.status]} {printable(case.case_id)}"]
     lines += [_result_line(c) for c in case.checks if c.verdict in ("fail", "error")]
+    lines += [_report_only_line(c) for c in case.checks if c.report_only]
     lines += [f"    warning: {printable(w)}" for w in case.warnings]
     lines += [f"    note  {printable(name)}: {printable(note)}" for name, note in notes_of(case)]
     return lines
@@ -94,6 +95,11 @@ def _plain_trial_lines(case: CaseResult) -> list[str]:
     return lines
 
 
+def _report_only_line(check: CheckResult) -> str:
+    return (f"    report only {printable(check.name)} {printable(check.score_text())}: pass "
+            "line 0, so this score is reported, not judged")
+
+
 def _result_line(check: CheckResult) -> str:
     return (
         f"    {check.verdict:5} {printable(check.name)} {printable(check.score_text())}: "
@@ -107,7 +113,8 @@ def _console() -> Console:
     return Console(highlight=False)
 
 
-_STYLE = {"pass": "green", "fail": "bold red", "n.a.": "dim", "error": "bold magenta"}
+_STYLE = {"pass": "green", "fail": "bold red", "n.a.": "dim", "error": "bold magenta",
+          "report only": "cyan"}
 
 TABLE_ALL_UP_TO = 50
 """Suites with more cases than this list only the cases that did not pass."""
@@ -152,7 +159,8 @@ def trials_line(suite: SuiteResult) -> str:
 def gate_lines(suite: SuiteResult) -> list[str]:
     """Return one line per per-metric gate: its name, figure, line and verdict."""
     return [
-        f"gate {printable(g.name)}: pass rate {percent(g.figure)}, needs {percent(g.line)}: "
+        f"gate {printable(g.name)}: pass rate {percent(g.figure)}, needs {percent(g.line)} "
+        f"({printable(suite.gate_source(f'gates.{g.name}'))}): "
         f"{'passed' if g.passed else 'FAILED'}"
         for g in suite.summary.gates
     ]
@@ -321,7 +329,7 @@ def print_case(case: CaseResult, *, quiet: bool) -> None:
         for column in ("metric", "verdict", "score", "details"):
             table.add_column(column, overflow="fold")
         for c in case.checks:
-            word = c.verdict
+            word = c.verdict_label
             table.add_row(
                 _escape(c.name), f"[{_STYLE[word]}]{word}[/]", _escape(c.score_text()),
                 _escape(c.details),
@@ -330,7 +338,7 @@ def print_case(case: CaseResult, *, quiet: bool) -> None:
         return
     click.echo(printable(f"{case.task_id} ({case.trace_format} trace)"))
     for c in case.checks:
-        click.echo(_result_line(c)[2:])
+        click.echo((_report_only_line(c) if c.report_only else _result_line(c))[2:])
     for warning in case.warnings:
         click.echo(f"  warning: {printable(warning)}")
 

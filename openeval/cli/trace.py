@@ -1,8 +1,10 @@
 """``openeval convert``, ``inspect`` and ``snapshot``: look at one trace, in any format.
 
 ``convert`` writes the normalised trace (OpenEval's own JSON), ``inspect`` prints its steps as a
-table (``--wide`` uncut, ``--json`` as one document, ``--testcase C`` with C's expected calls
-against the executed ones side by side), ``snapshot`` drafts a test case from a known-good run.
+table with each user message where it was said (``--wide`` uncut, ``--json`` as one document,
+``--testcase C`` with C's expected calls against the executed ones side by side, and its state
+diff and per-turn results when C asks for them), ``snapshot`` drafts a test case from a
+known-good run.
 Every command reads its trace with the adapter registry (``--format`` forces one) and exits 2,
 with one line naming the file and the place, when the trace cannot be read.
 """
@@ -23,7 +25,7 @@ from openeval.errors import OpenEvalError
 from openeval.printable import printable
 
 if TYPE_CHECKING:
-    from openeval.cli.alignment import CaseAlignment
+    from openeval.cli.alignment import CaseAlignment, CaseFrame
     from openeval.models import AgentTrace, TraceStep
 
 _format_option = options.trace_format
@@ -97,6 +99,34 @@ def step_row(step: TraceStep, *, wide: bool = False) -> tuple[str, ...]:
         _one_line(result, width("result")),
         _flags(step),
     )
+
+
+def conversation_rows(trace: AgentTrace, *, wide: bool = False) -> list[tuple[str, ...]]:
+    """Return the rows of ``inspect``: every step, and every user message of the conversation
+    as a ``user`` row before the first step of the model turn that answers it (a user message
+    nothing answered comes last), so a multi-turn run reads as it went."""
+    asked: dict[int, list[str]] = {}  # model turn -> the user messages said just before it
+    waiting: list[str] = []
+    for message in trace.messages:
+        if message.role == "user":
+            waiting.append(message.content)
+        elif message.role == "assistant" and message.turn is not None and waiting:
+            asked.setdefault(message.turn, []).extend(waiting)
+            waiting = []
+    pending = sorted(asked)
+    rows: list[tuple[str, ...]] = []
+
+    def said(text: str) -> tuple[str, ...]:
+        return ("", "user", "", _one_line(text, None if wide else _WIDTHS["args/content"]),
+                "", "")
+
+    for step in trace.steps:
+        while pending and step.turn is not None and pending[0] <= step.turn:
+            rows += [said(text) for text in asked[pending.pop(0)]]
+        rows.append(step_row(step, wide=wide))
+    for turn in pending:
+        rows += [said(text) for text in asked[turn]]
+    return rows + [said(text) for text in waiting]
 
 
 def _title(trace: AgentTrace) -> str:
@@ -176,7 +206,9 @@ def _print_table(
     click.echo(printable(caption))
 
 
-def _steps_document(trace: AgentTrace, alignment: CaseAlignment | None) -> dict[str, Any]:
+def _steps_document(
+    trace: AgentTrace, alignment: CaseAlignment | None, frames: list[CaseFrame]
+) -> dict[str, Any]:
     document: dict[str, Any] = {
         "task_id": trace.task_id,
         "steps": [step.to_dict() for step in trace.steps],
@@ -185,6 +217,9 @@ def _steps_document(trace: AgentTrace, alignment: CaseAlignment | None) -> dict[
     if alignment is not None:
         document["testcase"] = {"metric": alignment.metric, "details": alignment.details,
                                 **alignment.data}
+    if frames:  # only for a case with state or turns: other documents keep their bytes
+        document["frames"] = [{"metric": f.metric, "details": f.details, **f.data}
+                              for f in frames]
     return document
 
 
@@ -203,22 +238,25 @@ def inspect(
     trace_path: Path, trace_format: str | None, wide: bool, as_json: bool,
     testcase_path: Path | None,
 ) -> None:
-    """Print the normalised steps of TRACE as a table (plain text when not on a terminal).
+    """Print the normalised steps of TRACE as a table (plain text when not on a terminal),
+    each user message as a row before the turn that answers it.
 
     Exit 0 when printed, 2 when TRACE or the test case cannot be read.
     """
     trace = _load(trace_path, trace_format)
     alignment = None
+    frames: list[CaseFrame] = []
     if testcase_path is not None:
-        from openeval.cli.alignment import case_alignment
+        from openeval.cli.alignment import case_alignment, case_frames
 
         alignment = case_alignment(trace, testcase_path)
+        frames = case_frames(trace, testcase_path)
     if as_json:
         from openeval.jsonio import dump_json
 
-        click.echo(dump_json(_steps_document(trace, alignment)), nl=False)
+        click.echo(dump_json(_steps_document(trace, alignment, frames)), nl=False)
         return
-    rows = [step_row(step, wide=wide) for step in trace.steps]
+    rows = conversation_rows(trace, wide=wide)
     final = f"final output: {_one_line(trace.final_output, None if wide else 100) or '(none)'}"
     _print_table(_title(trace), final, COLUMNS, rows, lambda row: bool(row[-1]))
     if alignment is not None:
@@ -227,6 +265,21 @@ def inspect(
             f"expected vs executed calls ({alignment.metric})", alignment.details,
             ALIGNMENT_COLUMNS, lines, lambda row: "first divergence" in row[3],
         )
+    for frame in frames:
+        _print_frame(frame, wide=wide)
+
+
+def _print_frame(frame: CaseFrame, *, wide: bool) -> None:
+    """Print a state diff or the per-turn results as a table, every row (a terminal pages)."""
+    from openeval.report.frames import row_ok, table_of_data
+
+    # The metric bounds its data already; a terminal shows all of it.
+    columns, rows, _ = table_of_data(frame.metric, frame.data, limit=sys.maxsize)
+    limit = None if wide else 60
+    cut = [tuple(_one_line(text, limit) for text in row) for row in rows]
+    title = "state changes" if frame.metric == "state_diff" else "per-turn expectations"
+    _print_table(f"{title} ({frame.metric})", frame.details, columns, cut,
+                 lambda row: not row_ok(frame.metric, row))
 
 
 _MODES_HELP = "strict, in_order, unordered, superset or subset"

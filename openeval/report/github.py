@@ -68,9 +68,9 @@ def verdict_line(suite: SuiteResult) -> str:
     )
     gate = "gate passed" if s.gate_passed else "gate failed"
     if suite.fail_under is not None:
-        gate += f" (fail-under {suite.fail_under:g})"
+        gate += f" ({suite.gate_source('fail_under')})"
     if suite.fail_under_cases is not None:
-        gate += f" (fail-under-cases {suite.fail_under_cases:g})"
+        gate += f" ({suite.gate_source('fail_under_cases')})"
     if s.gates:
         gate += f"; {sum(g.passed for g in s.gates)} of {len(s.gates)} metric gates passed"
     return (
@@ -82,7 +82,8 @@ def verdict_line(suite: SuiteResult) -> str:
 def gate_message(suite: SuiteResult) -> list[str]:
     """Return one annotation line per per-metric gate that failed."""
     return [
-        command("error", g.reason, title=f"OpenEval gate: {g.name}")
+        command("error", f"{g.reason} ({suite.gate_source(f'gates.{g.name}')})",
+                title=f"OpenEval gate: {g.name}")
         for g in suite.summary.gates if not g.passed
     ]
 

@@ -47,8 +47,9 @@ from importlib.resources import files
 from typing import Any
 
 from openeval.report.alignment import Alignment, aligned_check, difference_parts, position, text_of
+from openeval.report.frames import STATE_KIND, framed_checks, row_ok, table_of
 from openeval.results.excerpt import ExcerptStep, TraceExcerpt
-from openeval.results.records import CaseResult, CheckResult, SuiteResult
+from openeval.results.records import CaseResult, CheckResult, SuiteResult, boolean_text
 from openeval.results.summary import Summary, Tally, percent
 from openeval.scores import Score, Verdict
 from openeval.version import __version__
@@ -159,7 +160,7 @@ def _verdict_block(summary: Summary) -> str:
     )
 
 
-def _figures(summary: Summary) -> str:
+def _figures(suite: SuiteResult, summary: Summary) -> str:
     r = summary.results
     judged_cases = summary.cases - summary.not_evaluated_cases
     items = [
@@ -170,7 +171,7 @@ def _figures(summary: Summary) -> str:
     ]
     if summary.fail_under is not None:
         items.append(("fail-under", "Gate line", f"{summary.fail_under:.1%}",
-                      f"--fail-under {summary.fail_under:g}: pass rate at least this"))
+                      f"{esc(suite.gate_source('fail_under'))}: pass rate at least this"))
     cells = "".join(
         f'<div><dt>{title}</dt><dd class="big" id="{key}">{value}</dd>'
         f'<dd class="muted">{note}</dd></div>'
@@ -234,6 +235,8 @@ def _rates(suite: SuiteResult, summary: Summary) -> str:
     for name, tally in summary.per_check.items():
         spec = first[name].spec
         family = spec.family if spec.kind == name else f"{spec.family}: {spec.kind}"
+        if name in suite.report_only_names:
+            family += " · report only: pass line 0"
         rows.append(_rate_row(
             f'<th scope="row">{esc(name)} <span class="family">{esc(family)}</span></th>', tally
         ))
@@ -323,9 +326,10 @@ def _run_settings(metadata: Mapping[str, Any]) -> str:
 # --- the per-metric gates ---------------------------------------------------------------
 
 
-def gates_section(summary: Summary) -> str:
+def gates_section(suite: SuiteResult, summary: Summary) -> str:
     """Return the per-metric gates of the run (``--fail-under-metric``, ``[gates]``), or ``""``
-    when it had none: each name, its pass rate, the line it must reach, and the verdict."""
+    when it had none: each name, its pass rate, the line it must reach, where that line was
+    set, and the verdict."""
     if not summary.gates:
         return ""
     rows = []
@@ -335,14 +339,14 @@ def gates_section(summary: Summary) -> str:
             f'<tr><td class="{_VERDICT_CLASS[verdict]}">{SYMBOL[verdict]} {verdict}</td>'
             f'<th scope="row">{esc(gate.name)}</th>'
             f'<td class="fig">{percent(gate.figure)}</td><td class="fig">{percent(gate.line)}</td>'
-            "</tr>"
+            f"<td><code>{esc(suite.gate_source(f'gates.{gate.name}'))}</code></td></tr>"
         )
     return (
         '<section id="gates-section"><h3>Gates</h3>'
         '<table class="gates" id="gates"><caption>Per-metric gates</caption><thead><tr>'
         '<th scope="col">verdict</th><th scope="col">gate (metric or check)</th>'
-        '<th scope="col">pass rate</th><th scope="col">needs</th></tr></thead>'
-        f'<tbody>{"".join(rows)}</tbody></table></section>'
+        '<th scope="col">pass rate</th><th scope="col">needs</th><th scope="col">set by</th>'
+        f'</tr></thead><tbody>{"".join(rows)}</tbody></table></section>'
     )
 
 
@@ -355,6 +359,9 @@ def _cell(check: CheckResult | None) -> str:
     v = check.verdict
     if v in ("n.a.", "error"):
         return f'<td class="{_VERDICT_CLASS[v]}">{SYMBOL[v]} {v}</td>'
+    if check.report_only:  # a pass that cannot be missed: no tick, the words say why
+        return (f'<td class="{_VERDICT_CLASS[v]} v-report"><abbr title="report only: pass line '
+                f'0">report only</abbr> {esc(check.score_text())}</td>')
     # The abbr's title gives the word to screen readers and on hover. (A visually hidden
     # span, the usual trick, is absolutely positioned: 45,000 of them made Chromium take
     # seconds longer to lay out a 5,000-case table.)
@@ -516,7 +523,8 @@ def _score_item(score: Score, check: CheckResult) -> str:
         f" &#8212; {_cut(score.comment)}"
         if score.comment and score.comment != check.details else ""
     )
-    return f"{name}{esc(_number(score.value))}{note}{comment}"
+    value = boolean_text(score) if isinstance(score.value, bool) else _number(score.value)
+    return f"{name}{esc(value)}{note}{comment}"
 
 
 def _scores(check: CheckResult) -> str:
@@ -528,6 +536,12 @@ def _scores(check: CheckResult) -> str:
     return (
         f'<ul class="scores">{"".join(f"<li>{i}</li>" for i in items)}</ul>{_pass_line(check)}'
     )
+
+
+def _verdict_text(check: CheckResult) -> str:
+    if check.report_only:
+        return "report only <small>(pass line 0: reported, not judged)</small>"
+    return f"{SYMBOL[check.verdict]} {check.verdict}"
 
 
 def _check_row(check: CheckResult) -> str:
@@ -549,7 +563,7 @@ def _check_row(check: CheckResult) -> str:
     bad = ' class="bad"' if v in ("fail", "error") else ""
     return (
         f"<tr{bad}><th>{esc(check.name)}{label}{settings}</th>"
-        f'<td class="{_VERDICT_CLASS[v]}">{SYMBOL[v]} {v}</td><td>{_scores(check)}</td>'
+        f'<td class="{_VERDICT_CLASS[v]}">{_verdict_text(check)}</td><td>{_scores(check)}</td>'
         f"<td>{_cut(check.details)}{table}</td></tr>"
     )
 
@@ -609,12 +623,12 @@ def alignment_view(check: CheckResult) -> str:
     for n, row in enumerate(alignment.rows):
         first = n == alignment.first
         number = position(row)
-        expected = f"<code>{_cut(text_of(row.get('tool', '')))}</code>" if number else ""
+        expected = tool_name(text_of(row.get("tool", ""))) if number else ""
         step = row.get("step_id")
         tool = row.get("got_tool") or row.get("tool", "")
         executed = (
             f'<span class="muted">step {esc(text_of(step))}</span> '
-            f"<code>{_cut(text_of(tool))}</code>" if step is not None else "-"
+            f"{tool_name(text_of(tool))}" if step is not None else "-"
         )
         css = ' class="first-div"' if first else (
             ' class="bad"' if row.get("ok", True) is False else "")
@@ -634,6 +648,47 @@ def alignment_view(check: CheckResult) -> str:
         "<th>expected</th><th>executed</th><th>status</th><th>differing arguments</th></tr>"
         f'</thead><tbody>{"".join(body)}</tbody></table>{cut}'
     )
+
+
+def frame_view(check: CheckResult) -> str:
+    """Return the state diff or the per-turn results ``check`` holds as a table (its failing
+    rows marked), bounded as the alignment is; ``""`` when it holds neither."""
+    kind = check.spec.kind
+    columns, rows, left_out = table_of(check)
+    if not rows:
+        return ""
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = []
+    for row in rows:
+        ok = row_ok(kind, row)
+        cells = [f"<td><code>{_cut(text)}</code></td>" if kind == STATE_KIND and n < 3
+                 else f"<td>{_cut(text)}</td>" for n, text in enumerate(row)]
+        at = 3 if kind == STATE_KIND else 1
+        verdict = "pass" if ok else "fail"
+        cells[at] = (f'<td class="{_VERDICT_CLASS[verdict]}">{SYMBOL[verdict]} '
+                     f"{_cut(row[at])}</td>")
+        css = "" if ok else ' class="bad"'
+        body.append(f"<tr{css}>{''.join(cells)}</tr>")
+    title = "State changes" if kind == STATE_KIND else "Per-turn expectations"
+    more = f'<p class="muted">{left_out} more rows not shown.</p>' if left_out else ""
+    return (
+        f'<table class="align frame {esc(kind)}"><caption>{title} <small>({esc(check.name)})'
+        f'</small></caption><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody>'
+        f"</table>{more}"
+    )
+
+
+_NAME_BREAKS = re.compile(r"([_.\-/:])")
+
+
+def tool_name(name: str) -> str:
+    """Return a tool name as ``<code class="tool">``: it wraps only after ``_``, ``.``, ``-``,
+    ``/`` or ``:`` (a ``<wbr>`` there; the class turns off breaking anywhere else), so
+    ``lookup_order`` never reads as ``looku`` / ``p_order``."""
+    if len(name) > MAX_TEXT_CHARS:
+        return f'<code class="tool">{_cut(name)}</code>'
+    broken = _NAME_BREAKS.sub(r"\1<wbr>", esc(name))
+    return f'<code class="tool">{broken}</code>'
 
 
 def _step_flags(step: ExcerptStep) -> str:
@@ -671,7 +726,7 @@ def timeline(excerpt: TraceExcerpt, divergent_step: int | None = None) -> str:
         mark = ' <strong class="div-mark">&#8592; first divergence</strong>' if first else ""
         rows.append(
             f"<tr{css}><td>{step.step_id}{mark}</td><td>{esc(step.type)}</td>"
-            f"<td><code>{_cut(step.tool_name or '')}</code></td><td><code>{_cut(what or '')}"
+            f"<td>{tool_name(step.tool_name or '')}</td><td><code>{_cut(what or '')}"
             f"</code></td><td>{result}</td><td>{_step_flags(step)}</td>"
             f"<td>{_step_cost(step)}</td></tr>"
         )
@@ -732,6 +787,7 @@ def _trace_views(record: CaseResult) -> str:
     if chosen is not None:
         parts.append(alignment_view(chosen))
         divergent = Alignment.of(chosen).divergent_step
+    parts += [frame_view(check) for check in framed_checks(record)]
     excerpt = record.trace_excerpt
     if excerpt is not None:
         parts.append(timeline(excerpt, divergent))
@@ -818,8 +874,9 @@ def render_page(suite: SuiteResult) -> str:
     )
     overview = (
         '<section id="overview"><h2>Overview</h2>'
-        f'<div class="top">{_verdict_block(summary)}{_figures(summary)}{_counts(summary)}</div>'
-        f"{gates_section(summary)}{_rates(suite, summary)}{_trials_section(suite, summary)}"
+        f'<div class="top">{_verdict_block(summary)}{_figures(suite, summary)}'
+        f"{_counts(summary)}</div>"
+        f"{gates_section(suite, summary)}{_rates(suite, summary)}{_trials_section(suite, summary)}"
         f"{_warnings_section(suite)}{_run_settings(suite.metadata)}</section>"
     )
     return (

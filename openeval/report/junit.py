@@ -24,7 +24,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-from openeval.results.records import CaseResult, SuiteResult
+from openeval.results.records import CaseResult, CheckResult, SuiteResult
 
 CLASSNAME = "openeval"
 """The ``classname`` of every test case (CI systems group by it)."""
@@ -42,6 +42,11 @@ def xml_text(text: str) -> str:
 _VERDICT = {"pass": "pass", "fail": "FAIL", "n.a.": "n.a.", "error": "ERROR"}
 
 
+def _verdict(check: CheckResult) -> str:
+    """The verdict word of a result's line; ``report only`` for a pass line of 0."""
+    return "report only" if check.report_only else _VERDICT[check.verdict]
+
+
 def _trial_lines(case: CaseResult) -> list[str]:
     label = f", {case.stability}" if case.stability is not None else ""
     lines = [f"trials: {sum(t.passed for t in case.trials)} of {len(case.trials)} passed, rule "
@@ -50,7 +55,7 @@ def _trial_lines(case: CaseResult) -> list[str]:
         fmt = f" ({trial.trace_format})" if trial.trace_format else ""
         lines.append(f"trial {trial.trial_label}{fmt}: {trial.status}")
         lines += [
-            f"  {c.name}: {_VERDICT[c.verdict]} (score {c.score_text()}) {c.details}"
+            f"  {c.name}: {_verdict(c)} (score {c.score_text()}) {c.details}"
             for c in trial.checks
         ]
         if trial.error is not None:
@@ -70,7 +75,7 @@ def _system_out(case: CaseResult) -> str:
     fmt = f" ({case.trace_format})" if case.trace_format else ""
     lines.append(f"trace: {trace}{fmt}")
     lines += [
-        f"{c.name}: {_VERDICT[c.verdict]} (score {c.score_text()}) {c.details}"
+        f"{c.name}: {_verdict(c)} (score {c.score_text()}) {c.details}"
         for c in case.checks
     ]
     if case.error is not None:

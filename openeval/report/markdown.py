@@ -3,9 +3,9 @@
 Order: a headline with the pass rate and the gate verdict; the per-metric gates; a table per
 metric and check; a table of cases by checks (for a case with trials, how many passed); the
 trials with pass^k and pass@k; then the failures with their details, the expected and executed
-calls side by side for cases whose calls did not match, the errored cases with their reasons,
-the warnings, and the notes of results that passed. Long sections fold into ``<details>`` so
-the summary stays readable on big suites.
+calls side by side for cases whose calls did not match, the state diffs and per-turn results
+(failing first), the errored cases with their reasons, the warnings, and the notes of results
+that passed. Long sections fold into ``<details>`` so the summary stays readable on big suites.
 Every count comes from the run's :class:`~openeval.results.summary.Summary`.
 """
 
@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from openeval.report.alignment import Alignment, aligned_check, difference_parts, position, text_of
+from openeval.report.frames import STATE_KIND, framed_checks, row_ok, table_of
 from openeval.results.records import CaseResult, CheckResult, SuiteResult
 from openeval.results.summary import Summary, percent
 
@@ -54,7 +55,14 @@ def code_cell(text: str) -> str:
     return f"{fence} {flat} {fence}"
 
 
-_VERDICT_CELL = {"pass": "pass", "fail": "**FAIL**", "n.a.": "n.a.", "error": "**ERROR**"}
+def _source(text: str) -> str:
+    """A gate line's source as code: a flag or ``file:line key``, from the run's own record."""
+    plain = "`" not in text and "|" not in text and "\n" not in text
+    return f"`{text}`" if plain else code_cell(text)
+
+
+_VERDICT_CELL = {"pass": "pass", "fail": "**FAIL**", "n.a.": "n.a.", "error": "**ERROR**",
+                 "report only": "report only"}
 _STATUS_CELL = {"passed": "✅ passed", "failed": "❌ failed", "error": "⚠️ error", "n.a.": "○ n.a."}
 
 
@@ -79,7 +87,7 @@ def _headline(suite: SuiteResult, summary: Summary) -> list[str]:
     if suite.fail_under is not None:
         lines.append(
             f"Gate: pass rate at least {percent(suite.fail_under)} "
-            f"(`--fail-under {suite.fail_under:g}`); no case may error."
+            f"({_source(suite.gate_source('fail_under'))}); no case may error."
         )
     lines += _case_floor_line(suite)
     lines.append(f"Verdict: {cell(summary.gate_reason)}.")
@@ -98,19 +106,21 @@ def _case_floor_line(suite: SuiteResult) -> list[str]:
     floor = suite.fail_under_cases
     if floor is None:
         return []
-    return [f"Gate: cases passed at least {percent(floor)} (`--fail-under-cases {floor:g}`); "
-            "no case may error."]
+    return [f"Gate: cases passed at least {percent(floor)} "
+            f"({_source(suite.gate_source('fail_under_cases'))}); no case may error."]
 
 
-def _gate_section(summary: Summary) -> list[str]:
-    """The per-metric gates: each name's pass rate, the line it must reach, and the verdict."""
+def _gate_section(suite: SuiteResult, summary: Summary) -> list[str]:
+    """The per-metric gates: each name's pass rate, the line it must reach, where that line
+    was set, and the verdict."""
     if not summary.gates:
         return []
     rows = [
-        [cell(g.name), percent(g.figure), percent(g.line), "✅ passed" if g.passed else "❌ failed"]
+        [cell(g.name), percent(g.figure), percent(g.line),
+         _source(suite.gate_source(f"gates.{g.name}")), "✅ passed" if g.passed else "❌ failed"]
         for g in summary.gates
     ]
-    header = ["gate (metric or check)", "pass rate", "needs", "verdict"]
+    header = ["gate (metric or check)", "pass rate", "needs", "set by", "verdict"]
     return ["", "### Gates", "", *_table(header, rows)]
 
 
@@ -158,12 +168,13 @@ def _labels(text: str) -> str:
     return f" Labels: {text}." if text else ""
 
 
-def _check_section(summary: Summary) -> list[str]:
+def _check_section(suite: SuiteResult, summary: Summary) -> list[str]:
     if not summary.per_check:
         return []
+    marked = suite.report_only_names
     rows = [
-        [cell(name), str(t.passed), str(t.failed), str(t.errored), str(t.not_applicable),
-         percent(t.pass_rate)]
+        [cell(name) + (" (report only: pass line 0)" if name in marked else ""), str(t.passed),
+         str(t.failed), str(t.errored), str(t.not_applicable), percent(t.pass_rate)]
         for name, t in summary.per_check.items()
     ]
     header = ["metric or check", "passed", "failed", "errored", "n.a.", "pass rate"]
@@ -299,6 +310,38 @@ def _alignment_section(suite: SuiteResult) -> list[str]:
     return lines
 
 
+def _frame_section(suite: SuiteResult) -> list[str]:
+    """The state diff and per-turn results of the cases that hold them, the failing ones
+    first; as bounded as the side-by-side calls."""
+    found = [(record, check) for case in suite.cases for record in case.judged()
+             for check in framed_checks(record) if check.verdict in ("pass", "fail")]
+    if not found:
+        return []
+    found.sort(key=lambda pair: pair[1].verdict != "fail")
+    lines = ["", "### State changes and turns", ""]
+    for record, check in found[:MAX_ALIGNMENTS]:
+        kind = check.spec.kind
+        columns, rows, left_out = table_of(check, MAX_ALIGNMENT_ROWS)
+        marked = 3 if kind == STATE_KIND else 1  # the verdict column: bold when it fails
+        body = []
+        for row in rows:
+            # Paths, values and reasons come from the trace: code spans, where nothing renders.
+            free = (0, 1, 2) if kind == STATE_KIND else (3,)
+            cells = [code_cell(text) if n in free else cell(text) for n, text in enumerate(row)]
+            if not row_ok(kind, row):
+                cells[marked] = f"**{cells[marked]}**"
+            body.append(cells)
+        lines += [f"**{cell(record.case_id)}** · {cell(check.name)} · "
+                  f"{_VERDICT_CELL[check.verdict]}", "", *_table(list(columns), body)]
+        if left_out:
+            lines += ["", f"{left_out} more rows not shown."]
+        lines.append("")
+    if len(found) > MAX_ALIGNMENTS:
+        lines.append(f"{len(found) - MAX_ALIGNMENTS} more state diffs or per-turn results; "
+                     "the HTML report (`openeval report --format html`) shows every one.")
+    return lines
+
+
 def _notes_section(suite: SuiteResult) -> list[str]:
     """Notes of results that passed: worth a look, and changing no verdict."""
     rows = [[cell(record.case_id), cell(c.name), code_cell(note)]
@@ -345,12 +388,13 @@ class MarkdownReporter:
         summary = suite.summary
         lines = [
             *_headline(suite, summary),
-            *_gate_section(summary),
-            *_check_section(summary),
+            *_gate_section(suite, summary),
+            *_check_section(suite, summary),
             *_case_section(suite, summary),
             *_trial_section(suite, summary),
             *_failure_section(suite),
             *_alignment_section(suite),
+            *_frame_section(suite),
             *_error_section(suite),
             *_warning_section(suite),
             *_notes_section(suite),

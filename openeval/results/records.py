@@ -40,6 +40,24 @@ CaseStatus = Literal["passed", "failed", "error", "n.a."]
 """``error``: the case could not be scored, or a check errored. ``n.a.``: nothing was judged."""
 
 
+def boolean_text(score: Score) -> str:
+    """Return a BOOLEAN score as a report cell says it.
+
+    A higher-is-better boolean reads as ``true``/``false``. One that flags a problem (lower is
+    better: ``refused``, ``tool_loop``) says what it found, since "false" under a pass reads
+    backwards: ``refused`` / ``not refused``, ``tool loop`` / ``no tool loop``.
+    """
+    if score.higher_is_better is not False:
+        return "true" if score.value else "false"
+    words = (score.name or "").replace("_", " ").strip()
+    if not words:
+        return "flagged" if score.value else "not flagged"
+    if score.value:
+        return words
+    # A single participle ("refused", "degenerated") negates with "not", a noun with "no".
+    return f"not {words}" if " " not in words and words.endswith("ed") else f"no {words}"
+
+
 @dataclass(frozen=True)
 class CheckSpec:
     """What to run: a registered kind, the name it shows under, its settings and pass line."""
@@ -102,6 +120,13 @@ class CheckResult:
         return self.data.get("report_only") is True
 
     @property
+    def verdict_label(self) -> str:
+        """The verdict as a report shows it: ``report only`` for a :attr:`report_only` result
+        (its pass cannot be missed, so calling it a pass would say more than it does), else
+        the verdict."""
+        return "report only" if self.report_only else self.verdict
+
+    @property
     def name(self) -> str:
         """The instance name (``spec.name``)."""
         return self.spec.name
@@ -125,7 +150,7 @@ class CheckResult:
             return "-"
         value = primary.value
         if isinstance(value, bool):
-            return "true" if value else "false"
+            return boolean_text(primary)
         if isinstance(value, (int, float)):
             return f"{value:.2f}"
         return value
@@ -278,12 +303,16 @@ class CaseResult:
         return [c.verdict for record in self.judged() for c in record.checks if c.name == name]
 
     def verdict_cell(self, name: str) -> str | None:
-        """Return check ``name``'s verdict when every trial agrees on it, else how many of the
-        trials that judged it passed (``2/3``); None when it did not run."""
+        """Return check ``name``'s verdict when every trial agrees on it (``report only`` when
+        each of those results is :attr:`CheckResult.report_only`), else how many of the trials
+        that judged it passed (``2/3``); None when it did not run."""
         found = self.verdicts(name)
         if not found:
             return None
         if len(set(found)) == 1:
+            held = [c for record in self.judged() for c in record.checks if c.name == name]
+            if all(c.report_only for c in held):
+                return "report only"
             return found[0]
         judged = [v for v in found if v != "n.a."]
         return f"{judged.count('pass')}/{len(judged)}"
@@ -369,6 +398,31 @@ class SuiteResult:
     gate_notes: tuple[str, ...] = ()
     """Gate lines of a configuration that were not applied, one sentence each (a
     configuration may only tighten the command line's gate)."""
+
+    def gate_source(self, key: str) -> str:
+        """Return where gate line ``key`` (``fail_under``, ``fail_under_cases`` or
+        ``gates.NAME``) was set, as messages name it: ``openeval.toml:3 fail_under`` for a
+        configuration's line, else the flag that gave it (``--fail-under 0.9``)."""
+        for named, where in self.gate_sources:
+            if named == key:
+                return f"{where} {key}"
+        if key.startswith("gates."):
+            name = key.removeprefix("gates.")
+            line = dict(self.gates).get(name)
+            shown = "X" if line is None else f"{line:g}"
+            return f"--fail-under-metric {name}={shown}"
+        line = self.fail_under if key == "fail_under" else self.fail_under_cases
+        flag = "--fail-under" if key == "fail_under" else "--fail-under-cases"
+        return flag if line is None else f"{flag} {line:g}"
+
+    @cached_property
+    def report_only_names(self) -> frozenset[str]:
+        """The check names with a :attr:`CheckResult.report_only` result in this run (a pass
+        line of 0 that cannot be missed), for the reports to mark them."""
+        return frozenset(
+            check.name for case in self.cases for record in case.judged()
+            for check in record.checks if check.report_only
+        )
 
     @cached_property
     def summary(self) -> Summary:

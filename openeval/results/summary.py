@@ -277,12 +277,17 @@ def _gate(
     if fail_under is None and fail_under_cases is None:
         failed = statuses["failed"]
         parts.append((not failed, f"{failed} case(s) failed" if failed else "every case passed"))
-    parts += [(g.passed, g.reason + (f" ({sources[f'gates.{g.name}']})"
-                                     if f"gates.{g.name}" in sources else "")) for g in gates]
+    # Every line names where it was set: the configuration's place, else the option.
+    parts += [(g.passed, g.reason + f" ({sources.get(f'gates.{g.name}') or _gate_flag(g)})")
+              for g in gates]
     failing = [text for ok, text in parts if not ok]
     if failing:
         return False, "; ".join(failing)
     return True, "; ".join(text for _, text in parts)
+
+
+def _gate_flag(gate: Gate) -> str:
+    return f"--fail-under-metric {gate.name}={gate.line:g}"
 
 
 def percent(rate: float | None) -> str:

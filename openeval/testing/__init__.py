@@ -61,43 +61,100 @@ def assert_case(
 
 def assert_trace(
     trace: AgentTrace | Mapping[str, Any] | str | Path,
+    /,
     *,
+    task_id: str | None = None,
+    input: str | None = None,
     expected_tool_calls: Sequence[Mapping[str, Any]] | None = None,
-    trajectory: Mapping[str, Any] | None = None,
-    checks: Sequence[Mapping[str, Any]] | None = None,
-    expected_output: Any = None,
+    expected_final_state: Mapping[str, Any] | None = None,
+    expected_output_contains: Sequence[str] | None = None,
+    max_steps: int | None = None,
+    timeout_seconds: float | None = None,
+    optimal_steps: int | None = None,
+    thresholds: Mapping[str, float] | None = None,
     metrics: Sequence[str] | None = None,
+    trace_file: str | None = None,
+    expected_output: Any = None,
+    checks: Sequence[Mapping[str, Any]] | None = None,
+    trajectory: Mapping[str, Any] | None = None,
+    denied_when: Sequence[str] | None = None,
+    agent_spec: str | None = None,
+    turns: Sequence[Mapping[str, Any]] | None = None,
+    state: Mapping[str, Any] | None = None,
     checks_dir: str | Path | None = None,
+    **keys: Any,
 ) -> tuple[CheckResult, ...]:
     """Assert ``trace`` meets what is given, without writing a test case.
 
-    ``expected_tool_calls`` runs ``tool_selection_accuracy`` and ``argument_correctness``;
-    ``trajectory`` (with ``expected_tool_calls``) runs ``trajectory_match``; ``checks`` are
-    check entries (``{"check": ...}`` or ``{"code": ...}``, code paths relative to
-    ``checks_dir``, else the working folder); ``expected_output`` is the reference those checks
-    compare with. ``metrics`` replaces the metrics chosen this way. Raises as
-    :func:`assert_case`, and ValueError when nothing to assert is given.
+    Every key a test case file may hold is a keyword here, so ``assert_trace(trace,
+    **json.load(file))`` asserts that file's case (its ``trace`` key, which names the file's
+    trace, arrives in ``keys`` and, like ``$schema``, plays no part in scoring; ``trace_file``
+    is the same key spelt as a name). ``task_id`` defaults to the trace's. A key no test case
+    may hold is refused as the test case reader refuses it (TestCaseError naming it).
+
+    ``metrics`` defaults to the metrics that read what is given: ``expected_tool_calls`` runs
+    ``tool_selection_accuracy`` and ``argument_correctness``, ``trajectory`` adds
+    ``trajectory_match``, each other expectation (``expected_final_state``, ``max_steps``,
+    ``state``, ``turns``, ...) its own metric, and each ``thresholds`` name its metric.
+    ``checks`` are check entries (``{"check": ...}`` or ``{"code": ...}``, code paths relative
+    to ``checks_dir``, else the working folder); ``expected_output`` is the reference those
+    checks compare with. Raises as :func:`assert_case`, and ValueError when nothing to assert
+    is given.
     """
     __tracebackhide__ = True
-    from openeval.models import EvalTestCase
+    from openeval.scoring.validate import EXPECTATION_READERS
 
-    if expected_tool_calls is None and trajectory is None and not checks:
-        raise ValueError("nothing to assert: give expected_tool_calls, trajectory or checks")
     read = _trace(trace)
+    given: dict[str, Any] = {
+        "input": input, "expected_tool_calls": expected_tool_calls,
+        "expected_final_state": expected_final_state,
+        "expected_output_contains": expected_output_contains, "max_steps": max_steps,
+        "timeout_seconds": timeout_seconds, "optimal_steps": optimal_steps,
+        "thresholds": thresholds, "metrics": metrics, "expected_output": expected_output,
+        "checks": checks, "trajectory": trajectory, "denied_when": denied_when,
+        "agent_spec": agent_spec, "turns": turns, "state": state,
+    }
+    document: dict[str, Any] = {key: _plain(value) for key, value in given.items()
+                                if value is not None}
+    if trace_file is not None:
+        keys = {**keys, "trace": trace_file}
+    document.update(keys)
+    document["task_id"] = read.task_id if task_id is None else task_id
+    expectations = [key for key in EXPECTATION_READERS if key in document]
+    if not expectations and not checks:
+        raise ValueError("nothing to assert: give expected_tool_calls, trajectory, checks or "
+                         "another expectation of a test case")
+    if metrics is None:
+        document["metrics"] = _metrics_for(document, expectations)
+    return assert_case(read, document, checks_dir=checks_dir)
+
+
+def _metrics_for(document: Mapping[str, Any], expectations: Sequence[str]) -> list[str]:
+    """The metrics that read the expectations given, in a stable order."""
+    from openeval.scoring.validate import EXPECTATION_READERS
+
     chosen: list[str] = []
-    if expected_tool_calls is not None:
-        chosen += ["tool_selection_accuracy", "argument_correctness"]
-    if trajectory is not None:
-        chosen.append(_TRAJECTORY_METRIC)
-    test_case = EvalTestCase(
-        task_id=read.task_id,
-        expected_tool_calls=[dict(call) for call in expected_tool_calls or []],
-        trajectory=dict(trajectory) if trajectory is not None else None,
-        checks=[dict(entry) for entry in checks or []],
-        expected_output=expected_output,
-        metrics=list(metrics) if metrics is not None else chosen,
-    )
-    return assert_case(read, test_case, checks_dir=checks_dir)
+    for key in expectations:
+        if key == "expected_tool_calls":
+            # The shorthand's own choice: which tools, with which arguments. step_efficiency
+            # and trajectory_match read these calls too, but only when asked for.
+            names: tuple[str, ...] = ("tool_selection_accuracy", "argument_correctness")
+        else:
+            names = EXPECTATION_READERS[key]
+        chosen += [name for name in names if name not in chosen]
+    thresholds = document.get("thresholds")
+    if isinstance(thresholds, Mapping):
+        chosen += [name for name in thresholds if name not in chosen]
+    return chosen
+
+
+def _plain(value: Any) -> Any:
+    """A mapping or sequence given in code, as the JSON value a test case file holds."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _trace(value: AgentTrace | Mapping[str, Any] | str | Path) -> AgentTrace:

@@ -342,7 +342,7 @@ def test_responses_items_pair_by_call_id() -> None:
 
 def test_whole_response_keeps_usage_latency_and_builtin_calls() -> None:
     trace = _golden("response_object")
-    thought, search = trace.steps
+    search, thought = trace.steps  # recorded order: the search ran before the message
     assert thought.tokens == {"input": 30, "output": 9, "cache_read": 0, "cache_write": 0,
                               "reasoning": 0}
     assert thought.latency_ms == 1250.0

@@ -18,19 +18,24 @@ SIMPLE = ROOT / "examples" / "simple_agent"
 RUNS = [
     # id, arguments, exit code, words in stdout, words in stderr
     ("config-gates-pass", ["--suite", SCALE], EXIT_OK,
-     "gate argument_correctness: pass rate 100.0%, needs 100.0%: passed", ""),
+     "gate argument_correctness: pass rate 100.0%, needs 100.0% (examples/scale/openeval.toml:19 "
+     "gates.argument_correctness): passed", ""),
     ("a-metric-gate-missed", ["--suite", SCALE, "--fail-under-metric", "output_contains=0.9"],
-     EXIT_FAIL, "gate output_contains: pass rate 80.0%, needs 90.0%: FAILED", ""),
+     EXIT_FAIL, "gate output_contains: pass rate 80.0%, needs 90.0% (--fail-under-metric "
+     "output_contains=0.9): FAILED", ""),
     ("a-metric-gate-reached", ["--suite", SCALE, "--fail-under-metric", "output_contains=0.8"],
-     EXIT_OK, "gate output_contains: 80.0% reaches 80.0%", ""),
+     EXIT_OK, "gate output_contains: 80.0% reaches 80.0% (--fail-under-metric "
+     "output_contains=0.8)", ""),
     # A configuration may only tighten the gate: its higher line stands over the option's.
     ("a-lower-option-does-not-lower-the-config-gate",
      ["--suite", SCALE, "--fail-under-metric", "argument_correctness=0.5"], EXIT_OK,
-     "gate argument_correctness: pass rate 100.0%, needs 100.0%: passed", ""),
+     "gate argument_correctness: pass rate 100.0%, needs 100.0% (examples/scale/openeval.toml:19 "
+     "gates.argument_correctness): passed", ""),
     ("the-option-wins-when-the-workflow-trusts-the-config",
      ["--suite", SCALE, "--fail-under-metric", "argument_correctness=0.5",
       "--trust-config-gates"], EXIT_OK,
-     "gate argument_correctness: pass rate 100.0%, needs 50.0%: passed", ""),
+     "gate argument_correctness: pass rate 100.0%, needs 50.0% (--fail-under-metric "
+     "argument_correctness=0.5): passed", ""),
     ("a-gate-on-a-name-not-in-the-run", ["--suite", SCALE, "--fail-under-metric", "speed=0.5"],
      EXIT_USAGE, "", "--fail-under-metric speed=0.5: no metric or check named 'speed' in this "
      "run; expected one of: tool_selection_accuracy, argument_correctness, step_efficiency, "
@@ -59,7 +64,8 @@ RUNS = [
     ("single-case-gate",
      ["--trace", str(SIMPLE / "trace.json"), "--testcase", str(SIMPLE / "testcase.json"),
       "--fail-under-metric", "step_budget=1"], EXIT_OK,
-     "gate step_budget: pass rate 100.0%, needs 100.0%: passed", ""),
+     "gate step_budget: pass rate 100.0%, needs 100.0% (--fail-under-metric step_budget=1): "
+     "passed", ""),
     ("single-case-gate-on-an-unknown-name",
      ["--trace", str(SIMPLE / "trace.json"), "--testcase", str(SIMPLE / "testcase.json"),
       "--fail-under-metric", "speed=1"], EXIT_USAGE, "", "no metric or check named 'speed'"),
@@ -85,7 +91,8 @@ def test_the_quiet_summary_line_says_which_gate_failed(openeval: Invoke) -> None
     assert out.code == EXIT_FAIL
     assert out.stdout.count("\n") == 1
     line = out.stdout.rstrip()
-    assert "gate FAILED: gate output_contains: 80.0% is under 90.0%; " in line
+    assert ("gate FAILED: gate output_contains: 80.0% is under 90.0% (--fail-under-metric "
+            "output_contains=0.9); ") in line
     # The configuration's fail_under would loosen the default gate: the line says it was not.
     assert line.endswith("examples/scale/openeval.toml:15: fail_under 0.9 not applied: it would "
                          "replace the default gate (every case passes) with 0.9, and a "

@@ -39,11 +39,12 @@ def test_inspect_plain_text_lists_every_step_and_flag() -> None:
     assert lines[1].split() == ["step", "type", "tool/model", "args/content", "result", "flags"]
     rows = [line.split()[:3] for line in lines[2:-1]]
     assert rows == [
+        ["user", "Refund", "order"],  # the user's message, before the turn answering it
         ["1", "thought", "claude-sonnet-4"], ["2", "tool_call", "lookup_order"],
         ["3", "tool_call", "issue_refund"], ["4", "thought", "claude-sonnet-4"],
         ["5", "tool_call", "issue_refund"],
     ]
-    assert re.split(r"\s{2,}", lines[4])[-2:] == ["payment gateway timeout", "error"]
+    assert re.split(r"\s{2,}", lines[5])[-2:] == ["payment gateway timeout", "error"]
     assert lines[-1] == "final output: (none)"  # a tool ran after the last words
     assert "\x1b[" not in result.output
 
@@ -204,3 +205,39 @@ def test_inspect_with_a_broken_test_case_exits_2_naming_it(tmp_path: Path) -> No
     result = invoke(["inspect", str(REFUND), "--testcase", str(case)], EXIT_USAGE)
     assert result.stderr.count("\n") == 1
     assert f"{case}: trajectory.mode" in result.stderr and "strcit" in result.stderr
+
+
+ADAPTERS = Path(__file__).parents[1] / "data" / "adapters"
+CONVERSATIONS = [
+    # id, recorded fixture, (type, tool or text) of each row in order
+    ("anthropic-second-request", "anthropic/second_request.json", [
+        ("user", "Book a table for 10 at 19:00."), ("thought", "Booked a table for 10 at 19:00."),
+        ("user", "Actually, make it 11 instead."), ("thought", "I'll change it to 11 now."),
+        ("tool_call", "change_booking"), ("thought", "Done: the table is for 11.")]),
+    ("openai-chat-second-request", "openai/chat_second_request.json", [
+        ("user", "Refund 10 EUR on order 1042."), ("thought", "I'll refund order 1042 now."),
+        ("tool_call", "refund"), ("thought", "Refunded 10 EUR on order 1042."),
+        ("user", "Actually, make it 11 instead."), ("thought", ""), ("tool_call", "refund"),
+        ("thought", "")]),
+    # The server search ran, then the model spoke, then it asked for save_note: that order.
+    ("anthropic-text-between-calls", "anthropic/message_log.json", [
+        ("user", "Weather in Berlin? Save it."), ("tool_call", "web_search"),
+        ("thought", "It is 3 C in Berlin."), ("tool_call", "save_note"), ("thought", "Saved.")]),
+    ("responses-message-after-its-call", "openai/response_object.json", [
+        ("tool_call", "web_search"), ("thought", "It was released today.")]),
+]
+
+
+@pytest.mark.parametrize(("fixture", "expected"), [c[1:] for c in CONVERSATIONS],
+                         ids=[c[0] for c in CONVERSATIONS])
+def test_inspect_shows_every_user_turn_and_each_turn_in_recorded_order(
+    fixture: str, expected: list[tuple[str, str]]
+) -> None:
+    from openeval.cli.trace import conversation_rows
+
+    rows = conversation_rows(load_trace(ADAPTERS / fixture), wide=True)
+    assert [(row[1], row[2] if row[1] == "tool_call" else row[3]) for row in rows] == expected
+    printed = invoke(["inspect", str(ADAPTERS / fixture), "--wide"], EXIT_OK).output
+    users = [text for kind, text in expected if kind == "user"]
+    assert [line.split(None, 1)[1] for line in printed.splitlines()
+            if line.startswith("      user")] == users

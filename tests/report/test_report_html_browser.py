@@ -293,3 +293,53 @@ def _inside(page: Page, index: int) -> list[Element]:
     ):
         end += 1
     return page.elements[start + 1:end]
+
+
+# Reads where each tool name in the step and call tables wrapped: the character before every
+# line break, found from the line box each character lands in. Only the test adds it (the
+# page's policy would refuse it, so the test's copy drops the policy).
+MEASURE_BREAKS = """<script>
+for (const d of document.querySelectorAll('details')) d.open = true;
+const breaks = [];
+for (const code of document.querySelectorAll('table.timeline code.tool, table.calls code.tool')) {
+  const text = code.textContent, node = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  const tops = [];
+  for (let n = node.nextNode(); n; n = node.nextNode()) {
+    for (let i = 0; i < n.length; i++) {
+      const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+      const box = r.getClientRects()[0]; if (box) tops.push(Math.round(box.top));
+    }
+  }
+  for (let i = 1; i < tops.length; i++) if (tops[i] > tops[i - 1]) breaks.push([text, i]);
+}
+document.body.setAttribute('data-breaks', JSON.stringify(breaks));
+</script>"""
+
+
+def test_a_narrow_page_wraps_tool_names_only_after_a_separator(
+    browser: Browser, tmp_path: Path
+) -> None:
+    import json
+    import re
+
+    from openeval.models import AgentTrace, TraceStep
+    from openeval.results import CaseResult
+    from openeval.results.excerpt import TraceExcerpt
+
+    names = ["lookup_customer_order_history", "billing.refunds.create_partial_refund",
+             "send-notification-email-to-customer", "summarizeconversationtranscript"]
+    trace = AgentTrace(task_id="t", steps=[
+        TraceStep(step_id=n, type="tool_call", tool_name=name, tool_args={"q": "x " * 30})
+        for n, name in enumerate(names, 1)])
+    case = CaseResult(case_id="t", task_id="t", testcase_path=None, trace_path=None,
+                      trace_format="native", trace_excerpt=TraceExcerpt.of(trace))
+    html = render(SuiteResult(cases=(case,)), "html")
+    html = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", html)
+    page = tmp_path / "narrow.html"
+    page.write_text(html.replace("</body>", MEASURE_BREAKS + "</body>"), encoding="utf-8")
+    dumped = browser.run(page.as_uri(), "--window-size=360,3000", "--dump-dom")
+    (body,) = [e for e in Page(dumped).elements if e.tag == "body"]
+    breaks = json.loads(body.attrs["data-breaks"] or "[]")
+    assert breaks, "the page is narrow enough that some tool name wraps"
+    assert {name for name, _ in breaks} <= set(names)
+    assert [(name, at) for name, at in breaks if name[at - 1] not in "_.-/:"] == []

@@ -94,18 +94,19 @@ GATES = [
     # id, cases, fail_under, fail_under_cases, gates, gate passed, reason
     ("metric-gate-reached", [case("a", True, False), case("b", True, True)], 0.5, None,
      [("m0", 1.0)], True, "pass rate 75.0% reaches --fail-under 0.5; gate m0: 100.0% reaches "
-     "100.0%"),
+     "100.0% (--fail-under-metric m0=1)"),
     ("metric-gate-missed", [case("a", True, False), case("b", True, True)], 0.5, None,
-     [("m1", 0.9)], False, "gate m1: 50.0% is under 90.0%"),
+     [("m1", 0.9)], False, "gate m1: 50.0% is under 90.0% (--fail-under-metric m1=0.9)"),
     ("gates-add-to-every-case-must-pass", [case("a", True, False)], None, None,
      [("m0", 1.0)], False, "1 case(s) failed"),
     ("two-gates-both-named-when-failing", [case("a", False, False), case("b", True, True)],
      0.0, None, [("m0", 0.9), ("m1", 0.9)], False,
-     "gate m0: 50.0% is under 90.0%; gate m1: 50.0% is under 90.0%"),
+     "gate m0: 50.0% is under 90.0% (--fail-under-metric m0=0.9); gate m1: 50.0% is under "
+     "90.0% (--fail-under-metric m1=0.9)"),
     ("gate-on-a-name-with-nothing-judged", [case("a", True, None)], None, None, [("m1", 0.5)],
-     False, "gate m1: no judged result, needs 50.0%"),
+     False, "gate m1: no judged result, needs 50.0% (--fail-under-metric m1=0.5)"),
     ("gate-on-an-unknown-name", [case("a", True)], None, None, [("speed", 0.5)], False,
-     "gate speed: no judged result, needs 50.0%"),
+     "gate speed: no judged result, needs 50.0% (--fail-under-metric speed=0.5)"),
     ("errored-case-fails-however-good-the-gates", [case("a", True), case("b", error="x")],
      0.0, 0.0, [("m0", 0.0)], False, "1 case(s) errored"),
     ("case-floor-reached", [case("a", True), case("b", False), case("c", True)], None,
@@ -141,8 +142,8 @@ def test_every_report_shows_each_gate_with_figure_line_and_verdict() -> None:
     suite = SuiteResult(cases=(case("a", True, False), case("b", True, True)), fail_under=0.5,
                         gates=(("m0", 1.0), ("m1", 0.9)), fail_under_cases=0.5)
     markdown = render(suite, "markdown")
-    assert "| m0 | 100.0% | 100.0% | ✅ passed |" in markdown
-    assert "| m1 | 50.0% | 90.0% | ❌ failed |" in markdown
+    assert "| m0 | 100.0% | 100.0% | `--fail-under-metric m0=1` | ✅ passed |" in markdown
+    assert "| m1 | 50.0% | 90.0% | `--fail-under-metric m1=0.9` | ❌ failed |" in markdown
     assert "`--fail-under-cases 0.5`" in markdown
     properties = {p.get("name"): p.get("value") for p in
                   ET.fromstring(render(suite, "junit")).iter("property")}
@@ -155,4 +156,4 @@ def test_every_report_shows_each_gate_with_figure_line_and_verdict() -> None:
     github = render(suite, "github").splitlines()
     assert "1 of 2 metric gates passed" in github[0]
     assert github[1] == ("::error title=OpenEval gate%3A m1::gate m1: 50.0%25 is under "
-                         "90.0%25")
+                         "90.0%25 (--fail-under-metric m1=0.9)")

@@ -99,3 +99,44 @@ def test_nothing_to_assert_is_a_mistake_not_a_pass() -> None:
 def test_a_test_case_that_cannot_be_read_is_not_an_assertion() -> None:
     with pytest.raises(TestCaseError, match="expected_tool_call: unknown key"):
         assert_case(_trace("refund-ok"), {"task_id": "t", "expected_tool_call": []})
+
+
+TOUR = Path(__file__).resolve().parents[2] / "examples" / "tour"
+WHOLE_CASES = [
+    # id, tour case (its test case file passed whole: assert_trace(trace, **case)), the
+    # metrics that fail (as `openeval run` judges them; the case's expected.json agrees)
+    ("calls-only", "01-refund-happy-path", set()),
+    ("thresholds-timeout-state-output", "07-flight-booking-thresholds",
+     {"step_efficiency", "step_budget"}),
+    ("times", "11-refund-once-times-1", set()),
+    ("state", "18-refund-state-extra-change", {"state_diff"}),
+    ("turns", "19-per-turn-expectations-held", set()),
+]
+
+
+@pytest.mark.parametrize(("name", "failing"), [c[1:] for c in WHOLE_CASES],
+                         ids=[c[0] for c in WHOLE_CASES])
+def test_assert_trace_takes_a_whole_test_case_and_judges_as_run_does(
+    name: str, failing: set[str]
+) -> None:
+    folder = TOUR / name
+    case = read_json_file(folder / "testcase.json")
+    case["$schema"] = "https://example.test/testcase.schema.json"  # a file may name its schema
+    case["trace"] = "trace.json"  # and its trace
+    expected = read_json_file(folder / "expected.json")  # each metric's verdict in `run`
+    assert failing == {n for n, verdict in expected.items() if verdict == "fail"}
+    trace = folder / "trace.json"
+    if failing:
+        with pytest.raises(AssertionError) as caught:
+            assert_trace(trace, **case, checks_dir=folder)
+        assert {line.split(":", 1)[0] for line in str(caught.value).splitlines()} == failing
+        return
+    results = assert_trace(trace, **case, checks_dir=folder)
+    assert results
+    assert {r.name: r.verdict for r in results}.items() <= expected.items()
+
+
+def test_assert_trace_refuses_a_key_no_test_case_holds() -> None:
+    with pytest.raises(TestCaseError, match="expected_tool_call"):
+        assert_trace(_trace("refund-ok"), expected_tool_calls=[{"tool": "refund"}],
+                     expected_tool_call=[])
