@@ -59,7 +59,12 @@ def test_markdown_draws_each_frame_as_a_table(tour: SuiteResult, lines: list[str
 def test_markdown_lists_failing_frames_before_held_ones(tour: SuiteResult) -> None:
     text = render(tour, "markdown")
     section = text[text.index("### State changes and turns"):]
-    order = [m.group(1) for m in re.finditer(r"^\*\*(\S+)\*\* · ", section, re.MULTILINE)]
+    frames = re.findall(r"^\*\*(\S+)\*\* · \S+ · (\S+)$", section, re.MULTILINE)
+    verdicts = [verdict for _, verdict in frames]
+    assert "pass" in verdicts and "**FAIL**" in verdicts
+    assert verdicts == sorted(verdicts, key=lambda verdict: verdict != "**FAIL**")
+    order = [case for case, _ in frames if case in (STATE_BROKEN, TURNS_BROKEN, STATE_HELD,
+                                                    TURNS_HELD)]
     assert order == [STATE_BROKEN, TURNS_BROKEN, STATE_HELD, TURNS_HELD]
 
 
