@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from openeval.compat.metric import BaseMetric as BaseMetric
+from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, MetricResult
 from openeval.scores import Score, Scores, verdict
 
@@ -87,6 +88,13 @@ class Metric(ABC):
     @abstractmethod
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the score and details of ``trace`` against ``test_case``."""
+
+    def measure_compiled(self, trace: AgentTrace, case: CompiledCase) -> Measurement:
+        """Return :meth:`measure` of ``trace`` against ``case.test_case``; what the scorer
+        calls. A metric that derives something from the test case alone overrides this and
+        reads it from ``case`` (built on the first trace, kept for the next ones), and its
+        :meth:`measure` compiles a case of its own."""
+        return self.measure(trace, case.test_case)
 
     def threshold(self, test_case: EvalTestCase) -> float | None:
         """Return the pass line: the one this metric was built with, else the test case's

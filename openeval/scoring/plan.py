@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError, TestCaseError
+from openeval.metrics.compiled import CompiledCase
 from openeval.models import EvalTestCase
 from openeval.results.records import CheckSpec
 from openeval.trust import REFUSE_ALL, CodePolicy
@@ -57,6 +58,13 @@ class CasePlan:
     """The case's denial rule, compiled (see :mod:`openeval.scoring.denials`)."""
     code: Mapping[str, CodeCheckRef] = field(default_factory=dict)
     """Where each code check's code lives, by instance name (specs of family ``code``)."""
+    compiled: CompiledCase = field(init=False, repr=False, compare=False)
+    """The test case's expected values compiled once for every trace the plan scores (the
+    expected calls and their matchers, the trajectory spec, the expected state); the metrics
+    read them here instead of compiling them per trace."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "compiled", CompiledCase(self.test_case))
 
 
 def compile_plan(

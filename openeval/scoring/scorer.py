@@ -87,7 +87,7 @@ def _run_isolated(
 ) -> CheckResult:
     try:
         if spec.family == "metric":
-            return _run_metric(spec, trace, plan.test_case)
+            return _run_metric(spec, trace, plan)
         if spec.family == "code":
             return _run_code(spec, trace, plan, earlier)
         return _run_check(spec, trace, plan.test_case, earlier, memo)
@@ -107,12 +107,12 @@ def _metric(cls: type[Metric], threshold: float | None) -> Metric:
     return cls(threshold=threshold)
 
 
-def _run_metric(spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase) -> CheckResult:
+def _run_metric(spec: CheckSpec, trace: AgentTrace, plan: CasePlan) -> CheckResult:
     from openeval.metrics.base import measurement_scores
     from openeval.metrics.registry import metric_class
 
     metric = _metric(metric_class(spec.kind), spec.threshold)
-    found = metric.measure(trace, test_case)
+    found = metric.measure_compiled(trace, plan.compiled)
     if not found.applicable:
         return CheckResult(spec, "n.a.", (), _bounded(found.details))
     scores = measurement_scores(spec.kind, found)
