@@ -10,8 +10,8 @@ from typing import Any, NamedTuple
 from openeval.errors import OpenEvalError
 from openeval.matching.alignment import AlignedCall, Difference, alignment_data, args_problem
 from openeval.matching.calls import MAX_COMPARISONS
-from openeval.matching.matchers import Expected, Mismatch, compile_expected
 from openeval.matching.constraints import uses_constraints
+from openeval.matching.matchers import Expected, Mismatch, compile_expected
 from openeval.matching.shared import counts_match
 from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
 from openeval.metrics._common import (

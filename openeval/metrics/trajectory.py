@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from openeval.matching.alignment import alignment_data, trajectory_rows
-from openeval.matching.shared import case_match
 from openeval.matching.calls import ExpectedCall
+from openeval.matching.shared import case_match
 from openeval.matching.trajectory import TrajectorySpec, compile_calls, match_trajectory
 from openeval.metrics._common import with_unrecorded_note
 from openeval.metrics.arguments import constrained
