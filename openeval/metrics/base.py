@@ -15,6 +15,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar
 
 from openeval.compat.metric import BaseMetric as BaseMetric
@@ -53,6 +54,20 @@ def measurement_scores(name: str, found: Measurement) -> tuple[Score, ...]:
     if found.passed is not None:
         scores += (Score(found.passed, "BOOLEAN", None, "passed", True),)
     return scores
+
+
+@cache
+def reads_compiled(cls: type[Metric]) -> bool:
+    """Whether the scorer should call ``cls``'s :meth:`Metric.measure_compiled` rather than
+    its :meth:`Metric.measure`: True unless a subclass overrides ``measure`` below the class
+    that defines ``measure_compiled`` (a user's subclass of a built-in metric that changes
+    ``measure`` gets its own ``measure`` called, as before there was a compiled form)."""
+    for klass in cls.__mro__:
+        if "measure_compiled" in vars(klass):
+            return True
+        if "measure" in vars(klass):
+            return False
+    return False
 
 
 def not_applicable(details: str, score: float = 1.0) -> Measurement:

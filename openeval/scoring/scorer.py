@@ -108,11 +108,15 @@ def _metric(cls: type[Metric], threshold: float | None) -> Metric:
 
 
 def _run_metric(spec: CheckSpec, trace: AgentTrace, plan: CasePlan) -> CheckResult:
-    from openeval.metrics.base import measurement_scores
+    from openeval.metrics.base import measurement_scores, reads_compiled
     from openeval.metrics.registry import metric_class
 
-    metric = _metric(metric_class(spec.kind), spec.threshold)
-    found = metric.measure_compiled(trace, plan.compiled)
+    cls = metric_class(spec.kind)
+    metric = _metric(cls, spec.threshold)
+    if reads_compiled(cls):
+        found = metric.measure_compiled(trace, plan.compiled)
+    else:
+        found = metric.measure(trace, plan.test_case)
     if not found.applicable:
         return CheckResult(spec, "n.a.", (), _bounded(found.details))
     scores = measurement_scores(spec.kind, found)

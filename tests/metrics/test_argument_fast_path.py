@@ -1,5 +1,5 @@
 """argument_correctness's fast path gives what the full pairing gives, and refuses what it
-refuses (tests/data/metrics/argument_fast_path.json).
+refuses (tests/data/metrics/fast_path/argument_correctness.json).
 
 The metric first tries to match every expected call with the first executed call left that
 carries all its values; only when that fails does it solve the full assignment
@@ -21,7 +21,7 @@ from openeval.metrics.arguments import ArgumentCorrectness, ExpectedArgs, pair_c
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 
 CASES: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parents[1] / "data" / "metrics" / "argument_fast_path.json")
+    (Path(__file__).parents[1] / "data" / "metrics" / "fast_path" / "argument_correctness.json")
     .read_text("utf-8"))["cases"]
 
 
