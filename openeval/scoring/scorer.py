@@ -25,6 +25,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError
+from openeval.metrics.base import measurement_scores, reads_compiled
+from openeval.metrics.registry import metric_class
 from openeval.results.records import CheckResult, CheckSpec
 from openeval.scores import Score, Scores, verdict
 
@@ -108,9 +110,6 @@ def _metric(cls: type[Metric], threshold: float | None) -> Metric:
 
 
 def _run_metric(spec: CheckSpec, trace: AgentTrace, plan: CasePlan) -> CheckResult:
-    from openeval.metrics.base import measurement_scores, reads_compiled
-    from openeval.metrics.registry import metric_class
-
     cls = metric_class(spec.kind)
     metric = _metric(cls, spec.threshold)
     if reads_compiled(cls):
@@ -196,5 +195,7 @@ def _bounded_data(data: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _bounded(text: str) -> str:
+    if text.isprintable() and len(text) <= MAX_DETAILS:
+        return text  # no line break of any kind (each is unprintable), nothing to cut
     line = " ".join(text.splitlines())
     return line if len(line) <= MAX_DETAILS else line[: MAX_DETAILS - 1] + "…"
