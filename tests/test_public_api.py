@@ -59,6 +59,7 @@ NOT_EXPORTED: dict[str, dict[str, str]] = {
     "openeval.metrics": {
         "base": "submodule: Measurement, Metric and not_applicable are defined there",
         "registry": "submodule: the metric registry the package re-exports",
+        "compiled": "submodule: CompiledCase, the compiled forms a plan carries to metrics",
         "lazy_exports": "the helper that builds __getattr__ and __dir__",
         "BUILTIN_METRICS": "the built-in table, public in openeval.metrics.registry",
     },

@@ -322,8 +322,9 @@ def _run_suite(
 ) -> SuiteResult:
     from openeval.cli.console import print_suite, progress_bar
     from openeval.runner import run_suite
+    from openeval.scoring.collector import relaxed_collector
 
-    with progress_bar(not quiet) as progress:
+    with progress_bar(not quiet) as progress, relaxed_collector():
         suite = run_suite(
             suite_dir, metrics=metric_names, format=trace_format, options=load,
             fail_under=floors.fail_under, progress=progress, allow_outside=allow_outside,

@@ -82,9 +82,10 @@ def score(
     if address is not None and engine != "ray":
         raise click.UsageError("--address applies to --engine ray")
     from openeval.production.pipeline import score_to_folder
+    from openeval.scoring.collector import relaxed_collector
 
     started = time.monotonic()
-    with _progress(not quiet) as advance:
+    with _progress(not quiet) as advance, relaxed_collector():
         outcome = score_to_folder(
             traces, checks=checks_path, output=output_dir, results_name=results_name,
             gates=gates, sample=sample, engine=engine, address=address,

@@ -76,8 +76,11 @@ def build_inputs(
     test_case: EvalTestCase | None,
     params: Mapping[str, Any],
     scores: Mapping[str, Scores],
+    fresh: bool = False,
 ) -> dict[str, Any]:
-    """Return the inputs ``names`` asks for, as copies (see the module docstring).
+    """Return the inputs ``names`` asks for, as copies (see the module docstring); with
+    ``fresh``, the trace and test case are this call's own already (just unpickled) and are
+    handed over as they are.
 
     ``model_output`` the final output; ``scenario_input`` the test case's input (else the
     trace's); ``scenario_result`` the test case's ``expected_output``; ``metadata`` the trace's;
@@ -87,8 +90,8 @@ def build_inputs(
     """
     wanted = set(names)
     # One copy of each, so trace, steps and tool_calls still share their steps.
-    own_trace = _copy(trace) if wanted & _FROM_TRACE else trace
-    own_case = _copy(test_case) if wanted & _FROM_CASE else test_case
+    own_trace = _copy(trace) if wanted & _FROM_TRACE and not fresh else trace
+    own_case = _copy(test_case) if wanted & _FROM_CASE and not fresh else test_case
     found: dict[str, Any] = {}
     for name in names:
         if name == "params":
@@ -137,14 +140,16 @@ def run_code_check(
     trace: AgentTrace,
     test_case: EvalTestCase | None,
     scores: Mapping[str, Scores],
+    fresh: bool = False,
 ) -> Scores:
     """Return the scores of the check ``ref`` on one case; ``name`` is its instance name.
+    ``fresh``: the trace and test case belong to this call alone (see :func:`build_inputs`).
 
     Raises CodeCheckError (see the module docstring); KeyboardInterrupt goes through.
     """
     loaded = load_check(ref)
     inputs = build_inputs(loaded.inputs, trace=trace, test_case=test_case, params=params,
-                          scores=scores)
+                          scores=scores, fresh=fresh)
     returned = guarded(lambda: loaded.function(**inputs), limit=ref.time_limit,
                        what=loaded.label, file=loaded.file, line=loaded.line,
                        where=ref.reference)

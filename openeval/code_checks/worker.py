@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import copy
 import os
 import pickle
 import select
@@ -36,7 +37,7 @@ from collections.abc import Mapping
 from typing import IO, Any, NoReturn
 
 from openeval.code_checks.loader import CodeCheckRef
-from openeval.code_checks.types import CodeCheckError
+from openeval.code_checks.types import INPUTS, CodeCheckError
 from openeval.code_checks.worker_main import _HEADER, MAX_ANSWER_BYTES, write_frame
 from openeval.errors import OpenEvalError
 from openeval.models import AgentTrace, EvalTestCase
@@ -188,7 +189,10 @@ def run_isolated(
     """
     request = {"ref": ref, "name": name, "params": dict(params), "trace": trace,
                "test_case": test_case, "scores": dict(scores), "cwd": os.getcwd(),
-               "sys_path": list(sys.path)}
+               "sys_path": list(sys.path), "covers": None}
+    declared = _declared.get(ref)
+    if declared is not None:
+        request["trace"], request["covers"] = _cut(trace, declared)
     deadline_seconds = 2 * ref.time_limit + _GRACE_SECONDS
     with _lock:
         try:
@@ -198,13 +202,48 @@ def run_isolated(
                                  source=ref.reference) from None
         try:
             payload = worker.ask(request, time.monotonic() + deadline_seconds)
+            answer = _read_answer(payload, ref)
+            if isinstance(answer, tuple) and request["covers"] is not None:
+                request["trace"], request["covers"] = trace, None
+                payload = worker.ask(request, time.monotonic() + deadline_seconds)
+                answer = _read_answer(payload, ref)
         except _Dead as exc:
             _drop(worker)
             raise _died(ref, exc.how, deadline_seconds) from None
         except KeyboardInterrupt:
             _drop(worker)
             raise
-    return _read_answer(payload, ref)
+    if isinstance(answer, tuple):  # asked to resend the whole trace, which it had
+        raise CodeCheckError("its process answered with something that is not a verdict",
+                             source=ref.reference)
+    return answer
+
+
+_declared: dict[CodeCheckRef, frozenset[str]] = {}
+"""The inputs each check declared when it last ran, as its worker reported them: the next
+call sends only the parts of the trace those inputs read (a 10,000-step trace need not cross
+the pipe for a check that reads ``model_output``)."""
+
+_STEP_INPUTS = frozenset({"trace", "steps", "tool_calls"})
+_MESSAGE_INPUTS = frozenset({"trace", "model_input"})
+
+
+def _cut(trace: AgentTrace, declared: frozenset[str]) -> tuple[AgentTrace, list[str] | None]:
+    """Return the trace to send a check that declares ``declared``, and the inputs that trace
+    still serves (None: the whole trace, every input)."""
+    keep_steps = bool(declared & _STEP_INPUTS)
+    keep_messages = bool(declared & _MESSAGE_INPUTS)
+    if keep_steps and keep_messages:
+        return trace, None
+    cut = copy.copy(trace)  # a shallow copy: only the pickle of it crosses the pipe
+    served = set(INPUTS) - {"trace"}
+    if not keep_steps:
+        cut.steps = []
+        served -= _STEP_INPUTS
+    if not keep_messages:
+        cut.messages = []
+        served -= _MESSAGE_INPUTS
+    return cut, sorted(served)
 
 
 def _died(ref: CodeCheckRef, how: str, deadline: float) -> CodeCheckError:
@@ -216,7 +255,8 @@ def _died(ref: CodeCheckRef, how: str, deadline: float) -> CodeCheckError:
     return CodeCheckError(message, source=ref.reference)
 
 
-def _read_answer(payload: bytes, ref: CodeCheckRef) -> Scores:
+def _read_answer(payload: bytes, ref: CodeCheckRef) -> Scores | tuple[str, ...]:
+    """Return the scores the worker answered, or the inputs it asks the whole trace for."""
     from openeval.jsonio import parse_json
 
     try:
@@ -227,7 +267,13 @@ def _read_answer(payload: bytes, ref: CodeCheckRef) -> Scores:
         message, source = found["error"], found["source"]
         if isinstance(message, str) and (source is None or isinstance(source, str)):
             return _raise(message[:_MAX_TEXT], source[:_MAX_TEXT] if source else None)
-    if isinstance(found, dict) and set(found) == {"scores"}:
+    inputs = found.get("inputs") if isinstance(found, dict) else None
+    if isinstance(inputs, list) and all(name in INPUTS for name in inputs):
+        # What the check declared: a lie only cuts what that same check is sent next.
+        _declared[ref] = frozenset(inputs)
+        if set(found) == {"resend", "inputs"} and found["resend"] is True:
+            return tuple(inputs)
+    if isinstance(found, dict) and set(found) == {"inputs", "scores"}:
         listed = found["scores"]
         if isinstance(listed, list) and 0 < len(listed) <= _MAX_SCORES:
             built = [_score(entry) for entry in listed]

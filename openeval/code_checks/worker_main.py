@@ -71,16 +71,24 @@ def _die_with_parent() -> None:
 def answer(request: dict[str, Any]) -> dict[str, Any]:
     """Return the JSON-ready answer to one request: the check's scores, or its error."""
     from openeval.code_checks.call import run_code_check
+    from openeval.code_checks.loader import load_check
     from openeval.code_checks.types import CodeCheckError
 
     try:
+        declared = list(load_check(request["ref"]).inputs)
+        covers = request.get("covers")
+        if covers is not None and not set(declared) <= set(covers):
+            # The trace was cut to what the check declared before (its file changed since):
+            # ask for the whole of it rather than hand the check a trace missing its steps.
+            return {"resend": True, "inputs": declared}
         scores = run_code_check(
             request["ref"], name=request["name"], params=request["params"],
             trace=request["trace"], test_case=request["test_case"], scores=request["scores"],
+            fresh=True,  # unpickled for this request alone: no other check sees them
         )
     except CodeCheckError as exc:
         return {"error": exc.message, "source": exc.source}
-    return {"scores": [
+    return {"inputs": declared, "scores": [
         {"value": s.value, "data_type": s.data_type, "comment": s.comment, "name": s.name,
          "higher_is_better": s.higher_is_better}
         for s in scores

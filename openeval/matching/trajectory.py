@@ -329,7 +329,7 @@ class _Group:
 
 def match_trajectory(
     steps: Sequence[TraceStep], expected: Sequence[Mapping[str, Any]], spec: TrajectorySpec,
-    *, edges: bool = True,
+    *, edges: bool = True, calls: list[ExpectedCall] | None = None,
 ) -> TrajectoryMatch:
     """Return whether the tool calls among ``steps`` match ``expected`` under ``spec``.
 
@@ -337,10 +337,13 @@ def match_trajectory(
     Entries may also carry the order and count keys of :mod:`openeval.matching.constraints`;
     then one exact search (:mod:`openeval.matching.solver`) decides. Raises TestCaseError for
     a malformed expected entry. ``edges=False`` leaves the ``after`` and ``uses_result_of``
-    edges out (what the metrics that do not judge order read).
+    edges out (what the metrics that do not judge order read). ``calls`` is
+    ``compile_calls(expected, spec)`` when the caller compiled it once for many traces.
     """
     constraints = read_constraints(expected)
-    matching = _Matching(steps, compile_calls(expected, spec), spec)
+    if calls is None:
+        calls = compile_calls(expected, spec)
+    matching = _Matching(steps, calls, spec)
     if constraints is None:
         return matching.run()
     if not edges:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from openeval.errors import OpenEvalError
 from openeval.matching.alignment import AlignedCall, Difference, alignment_data, args_problem
 from openeval.matching.calls import MAX_COMPARISONS
+from openeval.matching.constraints import uses_constraints
 from openeval.matching.matchers import Expected, Mismatch, compile_expected
 from openeval.matching.shared import counts_match
 from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
@@ -21,6 +22,7 @@ from openeval.metrics._common import (
 )
 from openeval.metrics._rules import arguments_by_rules
 from openeval.metrics.base import Measurement, Metric, not_applicable
+from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import MISSING, canonical_key, json_equal, short_json
 
@@ -62,20 +64,18 @@ class ArgumentCorrectness(Metric):
 
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the share of expected key-value pairs matched under the best pairing."""
-        shared = counts_match(trace.steps, test_case)
-        if shared is not None:
-            return arguments_by_rules(shared, trace, test_case)
-        wanted = [call for call in expected_calls(test_case) if call.args]
-        total = sum(len(call.args) for call in wanted)
+        return self.measure_compiled(trace, CompiledCase(test_case))
+
+    def measure_compiled(self, trace: AgentTrace, case: CompiledCase) -> Measurement:
+        """:meth:`measure`, the expected arguments compiled once per case."""
+        test_case = case.test_case
+        if case.once(constrained):
+            shared = counts_match(trace.steps, test_case)
+            if shared is not None:
+                return arguments_by_rules(shared, trace, test_case)
+        wanted, total, by_tool, rows = case.once(_expected_args)
         if not total:
             return not_applicable("no expected arguments")
-        by_tool: dict[str, list[ExpectedCall]] = {}
-        for call in wanted:
-            by_tool.setdefault(call.tool, []).append(call)
-        rows = {
-            call.position: ExpectedArgs(call.args, f"expected_tool_calls[{call.position}].args")
-            for call in wanted
-        }
         executed: dict[str, list[Mapping[str, Any]]] = {name: [] for name in by_tool}
         made: dict[str, list[TraceStep]] = {name: [] for name in by_tool}
         denied: Counter[str] = Counter()
@@ -135,6 +135,34 @@ class ArgumentCorrectness(Metric):
         details = join_bounded([head, *problems])
         return Measurement(matched / total, with_unrecorded_note(details, matched / total, trace),
                            data=alignment_data(aligned))
+
+
+class _ExpectedArgs(NamedTuple):
+    wanted: list[ExpectedCall]
+    """The expected calls that list arguments."""
+    total: int
+    """Their expected key-value pairs."""
+    by_tool: dict[str, list[ExpectedCall]]
+    rows: dict[int, ExpectedArgs]
+    """Each call's arguments compiled, by position in ``expected_tool_calls``."""
+
+
+def _expected_args(test_case: EvalTestCase) -> _ExpectedArgs:
+    wanted = [call for call in expected_calls(test_case) if call.args]
+    by_tool: dict[str, list[ExpectedCall]] = {}
+    for call in wanted:
+        by_tool.setdefault(call.tool, []).append(call)
+    rows = {
+        call.position: ExpectedArgs(call.args, f"expected_tool_calls[{call.position}].args")
+        for call in wanted
+    }
+    return _ExpectedArgs(wanted, sum(len(call.args) for call in wanted), by_tool, rows)
+
+
+def constrained(test_case: EvalTestCase) -> bool:
+    """Whether the case's expected calls carry order or count keys (a :class:`CompiledCase`
+    form: the call metrics then read the shared assignment of :mod:`openeval.matching.shared`)."""
+    return uses_constraints(test_case.expected_tool_calls)
 
 
 @dataclass(frozen=True)

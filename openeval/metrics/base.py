@@ -15,9 +15,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar
 
 from openeval.compat.metric import BaseMetric as BaseMetric
+from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, MetricResult
 from openeval.scores import Score, Scores, verdict
 
@@ -54,6 +56,20 @@ def measurement_scores(name: str, found: Measurement) -> tuple[Score, ...]:
     return scores
 
 
+@cache
+def reads_compiled(cls: type[Metric]) -> bool:
+    """Whether the scorer should call ``cls``'s :meth:`Metric.measure_compiled` rather than
+    its :meth:`Metric.measure`: True unless a subclass overrides ``measure`` below the class
+    that defines ``measure_compiled`` (a user's subclass of a built-in metric that changes
+    ``measure`` gets its own ``measure`` called, as before there was a compiled form)."""
+    for klass in cls.__mro__:
+        if "measure_compiled" in vars(klass):
+            return True
+        if "measure" in vars(klass):
+            return False
+    return False
+
+
 def not_applicable(details: str, score: float = 1.0) -> Measurement:
     """Return a Measurement that marks the metric as not evaluated (``passed=None``)."""
     return Measurement(score=score, details=details, applicable=False)
@@ -87,6 +103,13 @@ class Metric(ABC):
     @abstractmethod
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the score and details of ``trace`` against ``test_case``."""
+
+    def measure_compiled(self, trace: AgentTrace, case: CompiledCase) -> Measurement:
+        """Return :meth:`measure` of ``trace`` against ``case.test_case``; what the scorer
+        calls. A metric that derives something from the test case alone overrides this and
+        reads it from ``case`` (built on the first trace, kept for the next ones), and its
+        :meth:`measure` compiles a case of its own."""
+        return self.measure(trace, case.test_case)
 
     def threshold(self, test_case: EvalTestCase) -> float | None:
         """Return the pass line: the one this metric was built with, else the test case's

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from openeval.matching.matchers import compile_fields
+from openeval.matching.matchers import Expected, compile_fields
 from openeval.metrics._common import NO_STATE_NOTE, join_bounded
 from openeval.metrics.base import Measurement, Metric, not_applicable
+from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.values import MISSING
 
@@ -32,13 +33,17 @@ class GoalCompletionRate(Metric):
 
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the share of expected state keys that hold the expected value."""
-        expected = test_case.expected_final_state
+        return self.measure_compiled(trace, CompiledCase(test_case))
+
+    def measure_compiled(self, trace: AgentTrace, case: CompiledCase) -> Measurement:
+        """:meth:`measure`, the expected state compiled once per case."""
+        expected = case.test_case.expected_final_state
         if not expected:
             return not_applicable("no expected final state")
-        fields = compile_fields(expected, "expected_final_state")
+        fields = case.once(_fields)
         actual = trace.actual_state
         problems: list[str] = []
-        for key in sorted(fields, key=str):
+        for key in fields:
             found = fields[key].explain(actual.get(key, MISSING), f"state.{key}")
             if found is not None:
                 problems.append(str(found))
@@ -51,3 +56,9 @@ class GoalCompletionRate(Metric):
             # Most formats cannot carry a state: say so before listing every key as missing.
             head = f"{head}; {NO_STATE_NOTE}"
         return Measurement(matched / total, join_bounded([head, *problems]))
+
+
+def _fields(test_case: EvalTestCase) -> dict[str, Expected]:
+    """The expected final state compiled, keys in the order the details list them."""
+    fields = compile_fields(test_case.expected_final_state, "expected_final_state")
+    return {key: fields[key] for key in sorted(fields, key=str)}

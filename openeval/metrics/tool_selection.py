@@ -13,7 +13,9 @@ from openeval.metrics._common import (
     with_unrecorded_note,
 )
 from openeval.metrics._rules import selection_by_rules
+from openeval.metrics.arguments import constrained
 from openeval.metrics.base import Measurement, Metric, not_applicable
+from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase
 from openeval.values import short_json
 
@@ -46,12 +48,16 @@ class ToolSelectionAccuracy(Metric):
 
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the multiset overlap of executed and expected tool names."""
-        shared = counts_match(trace.steps, test_case)
-        if shared is not None:
-            return selection_by_rules(shared, trace, test_case)
-        expected: dict[str, int] = {}
-        for call in expected_calls(test_case):
-            expected[call.tool] = expected.get(call.tool, 0) + 1
+        return self.measure_compiled(trace, CompiledCase(test_case))
+
+    def measure_compiled(self, trace: AgentTrace, case: CompiledCase) -> Measurement:
+        """:meth:`measure`, the expected calls read once per case."""
+        test_case = case.test_case
+        if case.once(constrained):
+            shared = counts_match(trace.steps, test_case)
+            if shared is not None:
+                return selection_by_rules(shared, trace, test_case)
+        expected = case.once(_expected_counts)
         if not expected:
             return not_applicable("no expected tool calls")
         executed: dict[str, int] = {}
@@ -90,6 +96,14 @@ class ToolSelectionAccuracy(Metric):
         rows = selection_rows(trace.steps, [call.tool for call in expected_calls(test_case)])
         return Measurement(score, with_unrecorded_note(join_bounded(parts), score, trace),
                            data=alignment_data(rows))
+
+
+def _expected_counts(test_case: EvalTestCase) -> dict[str, int]:
+    """How many times each tool is expected, in the order the case first names it."""
+    expected: dict[str, int] = {}
+    for call in expected_calls(test_case):
+        expected[call.tool] = expected.get(call.tool, 0) + 1
+    return expected
 
 
 def _denied_note(missing: Counter[str], denied: dict[str, int]) -> str:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from openeval.matching.alignment import alignment_data, trajectory_rows
+from openeval.matching.calls import ExpectedCall
 from openeval.matching.shared import case_match
-from openeval.matching.trajectory import TrajectorySpec, match_trajectory
+from openeval.matching.trajectory import TrajectorySpec, compile_calls, match_trajectory
 from openeval.metrics._common import with_unrecorded_note
+from openeval.metrics.arguments import constrained
 from openeval.metrics.base import Measurement, Metric, not_applicable
+from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase
 
 _NEED_EXPECTED = ("in_order", "superset")
@@ -47,13 +50,19 @@ class TrajectoryMatching(Metric):
 
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return 1.0 when the executed calls match the expected ones under the spec."""
+        return self.measure_compiled(trace, CompiledCase(test_case))
+
+    def measure_compiled(self, trace: AgentTrace, case: CompiledCase) -> Measurement:
+        """:meth:`measure`, the spec read and the expected calls compiled once per case."""
+        test_case = case.test_case
         if test_case.trajectory is None:
             return not_applicable("no trajectory in the test case")
-        spec = TrajectorySpec.from_json(test_case.trajectory)
+        spec = case.once(_spec)
         if not test_case.expected_tool_calls and spec.mode in _NEED_EXPECTED:
             return not_applicable(f"no expected tool calls for {spec.mode} to look for")
-        found = case_match(trace.steps, test_case) or match_trajectory(
-            trace.steps, test_case.expected_tool_calls, spec)
+        found = (case_match(trace.steps, test_case) if case.once(constrained) else None) or \
+            match_trajectory(trace.steps, test_case.expected_tool_calls, spec,
+                             calls=case.once(_calls))
         if found.matched:
             extra = sorted({trace.steps[p.executed].tool_name or "" for p in found.pairs
                             if p.expected is None and p.executed is not None
@@ -63,3 +72,11 @@ class TrajectoryMatching(Metric):
         rows = trajectory_rows(trace.steps, test_case.expected_tool_calls, spec, found)
         return Measurement(0.0, with_unrecorded_note(found.details, 0.0, trace),
                            data=alignment_data(rows))
+
+
+def _spec(test_case: EvalTestCase) -> TrajectorySpec:
+    return TrajectorySpec.from_json(test_case.trajectory)
+
+
+def _calls(test_case: EvalTestCase) -> list[ExpectedCall]:
+    return compile_calls(test_case.expected_tool_calls, _spec(test_case))

@@ -28,10 +28,12 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError, TestCaseError
+from openeval.metrics.compiled import CompiledCase
 from openeval.models import EvalTestCase
 from openeval.results.records import CheckSpec
 from openeval.trust import REFUSE_ALL, CodePolicy
@@ -57,6 +59,13 @@ class CasePlan:
     """The case's denial rule, compiled (see :mod:`openeval.scoring.denials`)."""
     code: Mapping[str, CodeCheckRef] = field(default_factory=dict)
     """Where each code check's code lives, by instance name (specs of family ``code``)."""
+    compiled: CompiledCase = field(init=False, repr=False, compare=False)
+    """The test case's expected values compiled once for every trace the plan scores (the
+    expected calls and their matchers, the trajectory spec, the expected state); the metrics
+    read them here instead of compiling them per trace."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "compiled", CompiledCase(self.test_case))
 
 
 def compile_plan(
@@ -97,12 +106,14 @@ def compile_plan(
     check_expectations(expectations, test_case.metrics, test_case.checks, error=error)
     run = set(registered if metrics is None else metrics)
     chosen = set(case_metrics) & run
-    specs: list[CheckSpec] = []
-    for name in registered:  # registry order, whatever order the case listed them in
-        if name not in chosen:
-            continue
-        line = test_case.thresholds.get(name, metric_class(name).default_threshold)
-        specs.append(CheckSpec(kind=name, name=name, family="metric", threshold=line))
+    # Registry order, whatever order the case listed them in.
+    picked = tuple(name for name in registered if name in chosen)
+    lines = {name: test_case.thresholds.get(name, metric_class(name).default_threshold)
+             for name in picked}
+    try:
+        specs: list[CheckSpec] = list(_metric_specs(tuple(lines.items())))
+    except TypeError:  # a pass line that is no number (a case built in Python): as written
+        specs = list(_metric_specs.__wrapped__(tuple(lines.items())))
     used = {spec.name: f"metric {spec.name}" for spec in specs}
     code: dict[str, CodeCheckRef] = {}
     for i, entry in enumerate(test_case.checks):
@@ -124,6 +135,14 @@ def compile_plan(
 
     rule = compile_denial_rule(test_case.denied_when, source=source)
     return CasePlan(test_case=test_case, checks=tuple(specs), denied_when=rule, code=code)
+
+
+@lru_cache(maxsize=256)
+def _metric_specs(lines: tuple[tuple[str, float | None], ...]) -> tuple[CheckSpec, ...]:
+    """The metric specs of a case, by (name, pass line) in registry order: nearly every case
+    of a suite has the same ones, and a spec is a frozen value, so plans share them."""
+    return tuple(CheckSpec(kind=name, name=name, family="metric", threshold=line)
+                 for name, line in lines)
 
 
 def _check_spec(

@@ -25,6 +25,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError
+from openeval.metrics.base import measurement_scores, reads_compiled
+from openeval.metrics.registry import metric_class
 from openeval.results.records import CheckResult, CheckSpec
 from openeval.scores import Score, Scores, verdict
 
@@ -87,7 +89,7 @@ def _run_isolated(
 ) -> CheckResult:
     try:
         if spec.family == "metric":
-            return _run_metric(spec, trace, plan.test_case)
+            return _run_metric(spec, trace, plan)
         if spec.family == "code":
             return _run_code(spec, trace, plan, earlier)
         return _run_check(spec, trace, plan.test_case, earlier, memo)
@@ -107,12 +109,13 @@ def _metric(cls: type[Metric], threshold: float | None) -> Metric:
     return cls(threshold=threshold)
 
 
-def _run_metric(spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase) -> CheckResult:
-    from openeval.metrics.base import measurement_scores
-    from openeval.metrics.registry import metric_class
-
-    metric = _metric(metric_class(spec.kind), spec.threshold)
-    found = metric.measure(trace, test_case)
+def _run_metric(spec: CheckSpec, trace: AgentTrace, plan: CasePlan) -> CheckResult:
+    cls = metric_class(spec.kind)
+    metric = _metric(cls, spec.threshold)
+    if reads_compiled(cls):
+        found = metric.measure_compiled(trace, plan.compiled)
+    else:
+        found = metric.measure(trace, plan.test_case)
     if not found.applicable:
         return CheckResult(spec, "n.a.", (), _bounded(found.details))
     scores = measurement_scores(spec.kind, found)
@@ -192,5 +195,7 @@ def _bounded_data(data: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _bounded(text: str) -> str:
+    if text.isprintable() and len(text) <= MAX_DETAILS:
+        return text  # no line break of any kind (each is unprintable), nothing to cut
     line = " ".join(text.splitlines())
     return line if len(line) <= MAX_DETAILS else line[: MAX_DETAILS - 1] + "…"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,6 +54,17 @@ class RunPlan:
     """The trials rule for every case with trials, over the configuration's (``--trials-rule``)."""
     keep_steps: bool = False
     """Keep a bounded excerpt of each trace in its result (``--keep-steps``, ``--html``)."""
+
+    @cached_property
+    def code(self) -> CodePolicy:
+        """:func:`code_policy` of this plan, resolved on its first case (one ``realpath`` per
+        run, not one per case)."""
+        from openeval.trust import REFUSE_ALL
+
+        policy = self.options.code if self.options is not None else REFUSE_ALL
+        if self.allow_outside:
+            return policy.confined_to(None)
+        return policy.confined_to(self.confine_to or os.getcwd())
 
     @classmethod
     def of(
@@ -128,12 +140,7 @@ def code_policy(plan: RunPlan) -> CodePolicy:
     """Return which user code this run's cases may run: the run's opt-in
     (``plan.options.code``; none by default), check files confined to the suite folder (the
     working folder for a single case), links resolved, unless ``--allow-outside-suite``."""
-    from openeval.trust import REFUSE_ALL
-
-    policy = plan.options.code if plan.options is not None else REFUSE_ALL
-    if plan.allow_outside:
-        return policy.confined_to(None)
-    return policy.confined_to(plan.confine_to or os.getcwd())
+    return plan.code
 
 
 def check_agent_spec_allowed(

@@ -23,6 +23,9 @@ import pytest
 from openeval.jsonio import read_json_file
 from openeval.metrics import get_metric, metric_names
 from openeval.models import AgentTrace, EvalTestCase, Message, TraceStep
+from openeval.results.records import CheckSpec
+from openeval.scoring import score
+from openeval.scoring.plan import CasePlan
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "metrics"
 
@@ -93,6 +96,34 @@ def test_metric_case(metric_name: str, case: dict[str, Any]) -> None:
     # Scoring is pure: the same input gives the same result again.
     assert get_metric(metric_name).score(trace, test_case) == result
     check_data(get_metric(metric_name).measure(trace, test_case).data, case)
+
+
+@pytest.mark.parametrize(("metric_name", "case"), CASES)
+def test_one_plan_scores_every_trace_alike(metric_name: str, case: dict[str, Any]) -> None:
+    # A plan compiles the case once for every trace it scores: forms built on another trace
+    # first must give the same result as the metric measuring the case alone.
+    trace = AgentTrace(
+        task_id="case",
+        steps=[expand_step(i, s) for i, s in enumerate(case["steps"])],
+        final_output=case.get("final_output", ""),
+        actual_state=case.get("actual_state", {}),
+        initial_state=case.get("initial_state"),
+        messages=[Message.from_dict(m) for m in case.get("messages", [])],
+        metadata=case.get("metadata", {}),
+        signals=case.get("signals"),
+    )
+    test_case = EvalTestCase.from_dict({"task_id": "case", **case.get("testcase", {})})
+    alone = get_metric(metric_name).measure(trace, test_case)
+    # Built by hand: some cases are ones compile_plan refuses (a threshold a verdict ignores).
+    plan = CasePlan(test_case, (CheckSpec(kind=metric_name, name=metric_name, family="metric"),))
+    other = AgentTrace(task_id="case", steps=[expand_step(0, {"call": "other", "args": {}})])
+    score(other, plan)
+    (found,) = score(trace, plan)
+    assert bool(found.scores) is alone.applicable, found.details
+    assert found.details == alone.details
+    if alone.applicable:
+        assert found.scores[0].value == alone.score
+        assert dict(found.data) == dict(alone.data)
 
 
 def check_data(data: Mapping[str, Any], case: dict[str, Any]) -> None:
