@@ -61,8 +61,7 @@ def tool_schema_conformance(
     """
     check = "tool_schema_conformance"
     primary = _settings.score_name(name, "tool_schema_conformance", check)
-    if not isinstance(include_denied, bool):
-        raise _settings.bad_setting(check, "include_denied", "true or false", include_denied)
+    include_denied = _settings.boolean(include_denied, False, check, "include_denied")
     trace = _trace_of(ctx)
     definitions = trace.tool_definitions if trace is not None else []
     if not definitions:
