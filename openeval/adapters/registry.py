@@ -18,6 +18,7 @@ from typing import Any
 from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
 from openeval.errors import OpenEvalError, TraceFormatError
 from openeval.io import check_trace
+from openeval.jsonio import UTF8_BOM
 from openeval.models import AgentTrace
 from openeval.registry import Registry
 
@@ -107,7 +108,7 @@ def _raise_if_broken_json(source: TraceSource) -> None:
         if source.first_line_error is not None:
             raise source.first_line_error
         return
-    if source.head.lstrip()[:1] not in (b"{", b"["):
+    if source.head.removeprefix(UTF8_BOM).lstrip()[:1] not in (b"{", b"["):
         return
     if source.is_json_lines:
         return  # JSON Lines whose first line parses: the adapters' refusals say more
