@@ -235,7 +235,7 @@ def too_deep_in(data: bytes | bytearray | str, value: Any, limit: int) -> str | 
     every value in Python): only text that may nest deeper than ``limit`` is walked, so the
     answer is the walk's and a trace line costs a fraction of it.
     """
-    if isinstance(data, (bytes, bytearray)) and not _text_nests_deeper(data, limit):
+    if isinstance(data, (bytes, bytearray)) and not text_nests_deeper(data, limit):
         return None
     return too_deep(value, limit)
 
@@ -244,7 +244,7 @@ _BRACKETS = bytes.maketrans(b"{}", b"[]")
 _NOT_BRACKET_OR_QUOTE = bytes(b for b in range(256) if b not in b'"[]{}')
 
 
-def _text_nests_deeper(data: bytes | bytearray, limit: int) -> bool:
+def text_nests_deeper(data: bytes | bytearray, limit: int) -> bool:
     """True when objects and lists in ``data`` (JSON text orjson accepted) nest more than
     ``limit`` levels deep: what :func:`too_deep` walks the parsed value for, found instead with
     a few C string operations on the text (several times faster than the walk on a trace).

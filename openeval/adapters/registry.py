@@ -128,6 +128,10 @@ def read_trace(
     try:
         if not source.head.strip():  # a missing file fails here, before any adapter is asked
             raise TraceFormatError("empty file, expected a trace", source=source.path)
+        trace = _typed_native(source) if format in (None, "native") else None
+        if trace is not None:
+            check_trace(trace, source.limits, source.path)
+            return trace, "native"
         adapter = get_adapter(format) if format else detect_format(source)
         trace = adapter.load(source)
     except MemoryError:
@@ -140,6 +144,21 @@ def read_trace(
         ) from None
     check_trace(trace, source.limits, source.path)
     return trace, adapter.name
+
+
+def _typed_native(source: TraceSource) -> AgentTrace | None:
+    """Return the trace when ``source`` is a native trace the typed decoder accepts, else None.
+
+    Native comes first in detection and accepts every object the decoder does, so the answer
+    is what detection and the native adapter would give; on None they read the file and word
+    any error as they always have (openeval/adapters/native_typed.py).
+    """
+    data = source.plain_bytes()
+    if data is None:
+        return None
+    from openeval.adapters.native_typed import decode
+
+    return decode(data)
 
 
 def load_trace(
