@@ -2,7 +2,9 @@
 for byte.
 
 A refactor or a speed-up must not change a single byte of what users gate on. Run this once on
-the old build and once on the new, into two folders, then compare them::
+the old build and once on the new, into two folders, then compare them (a ``summary.json``
+that only gained ``result_digests`` counts as the same: that key is the one intended change
+of proposals/0232)::
 
     python benchmarks/same_bytes.py /tmp/before           # on the old commit
     python benchmarks/same_bytes.py /tmp/after            # on the new commit
@@ -69,14 +71,45 @@ def write(out: Path, cases: int, traces: int) -> None:
     (out / "exit_codes.txt").write_text("\n".join(codes) + "\n")
 
 
+def _same_but_digests(before: Path, after: Path) -> bool:
+    """True when ``after`` is the summary.json ``before`` was, plus the one intended change:
+    ``result_digests`` (proposals/0232-results-written-once.md), each naming its case file's
+    true size and SHA-256. A summary written before that key existed is compared without it."""
+    import hashlib
+
+    import orjson
+
+    if after.name != "summary.json":
+        return False
+    try:
+        old, new = orjson.loads(before.read_bytes()), orjson.loads(after.read_bytes())
+    except orjson.JSONDecodeError:
+        return False
+    if not isinstance(new, dict) or "result_digests" not in new or "result_digests" in old:
+        return False
+    digests = new.pop("result_digests")
+    if old != new or sorted(digests) != sorted(new.get("result_files", [])):
+        return False
+    for name, recorded in digests.items():
+        data = (after.parent / name).read_bytes()
+        if recorded != {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}:
+            return False
+    from openeval.jsonio import dump_json
+
+    return dump_json(old) == before.read_bytes()
+
+
 def compare(a: Path, b: Path) -> list[str]:
-    """Return the relative paths whose bytes differ (or that only one side has)."""
+    """Return the relative paths whose bytes differ (or that only one side has), save a
+    summary.json that differs only by the ``result_digests`` it gained."""
     differ: list[str] = []
 
     def walk(cmp: filecmp.dircmp[str], prefix: str) -> None:
         differ.extend(prefix + name for name in cmp.left_only + cmp.right_only)
         for name in cmp.common_files:
-            if not filecmp.cmp(Path(cmp.left) / name, Path(cmp.right) / name, shallow=False):
+            left, right = Path(cmp.left) / name, Path(cmp.right) / name
+            if (not filecmp.cmp(left, right, shallow=False)
+                    and not _same_but_digests(left, right)):
                 differ.append(prefix + name)
         for name, sub in sorted(cmp.subdirs.items()):
             walk(sub, f"{prefix}{name}/")
