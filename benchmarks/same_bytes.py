@@ -71,10 +71,10 @@ def write(out: Path, cases: int, traces: int) -> None:
     (out / "exit_codes.txt").write_text("\n".join(codes) + "\n")
 
 
-def _same_but_digests(before: Path, after: Path) -> bool:
+def _same_but_digests(before: bytes, after: Path, mapped: bytes) -> bool:
     """True when ``after`` is the summary.json ``before`` was, plus the one intended change:
     ``result_digests`` (proposals/0232-results-written-once.md), each naming its case file's
-    true size and SHA-256. A summary written before that key existed is compared without it."""
+    true size and SHA-256. ``mapped`` is ``after``'s bytes with folder paths mapped."""
     import hashlib
 
     import orjson
@@ -82,7 +82,7 @@ def _same_but_digests(before: Path, after: Path) -> bool:
     if after.name != "summary.json":
         return False
     try:
-        old, new = orjson.loads(before.read_bytes()), orjson.loads(after.read_bytes())
+        old, new = orjson.loads(before), orjson.loads(mapped)
     except orjson.JSONDecodeError:
         return False
     if not isinstance(new, dict) or "result_digests" not in new or "result_digests" in old:
@@ -91,25 +91,28 @@ def _same_but_digests(before: Path, after: Path) -> bool:
     if old != new or sorted(digests) != sorted(new.get("result_files", [])):
         return False
     for name, recorded in digests.items():
-        data = (after.parent / name).read_bytes()
+        data = (after.parent / name).read_bytes()  # the file as written, paths unmapped
         if recorded != {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}:
             return False
     from openeval.jsonio import dump_json
 
-    return dump_json(old) == before.read_bytes()
+    return dump_json(old) == before
 
 
-def compare(a: Path, b: Path) -> list[str]:
+def compare(a: Path, b: Path, mapping: list[tuple[bytes, bytes]] | None = None) -> list[str]:
     """Return the relative paths whose bytes differ (or that only one side has), save a
-    summary.json that differs only by the ``result_digests`` it gained."""
+    summary.json that differs only by the ``result_digests`` it gained. ``mapping`` holds
+    ``(b's text, a's text)`` pairs replaced in b's bytes first (the checkouts' folders)."""
     differ: list[str] = []
 
     def walk(cmp: filecmp.dircmp[str], prefix: str) -> None:
         differ.extend(prefix + name for name in cmp.left_only + cmp.right_only)
         for name in cmp.common_files:
             left, right = Path(cmp.left) / name, Path(cmp.right) / name
-            if (not filecmp.cmp(left, right, shallow=False)
-                    and not _same_but_digests(left, right)):
+            before, after = left.read_bytes(), right.read_bytes()
+            for theirs, ours in mapping or ():
+                after = after.replace(theirs, ours)
+            if before != after and not _same_but_digests(before, right, after):
                 differ.append(prefix + name)
         for name, sub in sorted(cmp.subdirs.items()):
             walk(sub, f"{prefix}{name}/")
@@ -124,9 +127,14 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="compare two written folders")
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--traces", type=int, default=2000)
+    parser.add_argument("--map", action="append", default=[], metavar="AFTER=BEFORE",
+                        help="with --compare: read this text in the second folder's files as "
+                             "that (the two checkouts' folders, such as a worktree's and "
+                             "main's)")
     args = parser.parse_args()
     if args.compare:
-        differ = compare(*args.folders)
+        mapping = [tuple(part.encode() for part in m.split("=", 1)) for m in args.map]
+        differ = compare(*args.folders, mapping=mapping)  # type: ignore[arg-type]
         for path in differ:
             print(f"differs: {path}")
         print(f"{len(differ)} files differ")
