@@ -13,6 +13,7 @@ import pytest
 from openeval.adapters.base import TraceSource
 from openeval.adapters.native_typed import STEP_FIELDS, _Step, decode
 from openeval.adapters.registry import detect_format, load_trace
+from openeval.adapters.stream import TraceRecord, Unreadable, iter_traces
 from openeval.errors import TraceFormatError
 from openeval.jsonio import dump_json
 from openeval.models import TraceStep
@@ -70,3 +71,21 @@ def test_example_traces_read_the_same_both_ways() -> None:
 
 def test_the_step_struct_mirrors_the_model() -> None:
     assert _Step.__struct_fields__ == STEP_FIELDS == tuple(f.name for f in fields(TraceStep))
+
+
+@pytest.mark.parametrize("name", sorted(n for n, text in CASES["refused"].items()
+                                        if "\n" not in text))
+def test_a_json_lines_file_of_native_traces_keeps_every_refusal(tmp_path: Path, name: str
+                                                                ) -> None:
+    good = CASES["accepted"]["every-field"]
+    path = tmp_path / "traces.jsonl"
+    path.write_text(f"{good}\n{CASES['refused'][name]}\n{good}\n", encoding="utf-8",
+                    errors="surrogatepass")
+    records = list(iter_traces(path))
+    assert [type(r).__name__ for r in records] == ["TraceRecord", "Unreadable", "TraceRecord"]
+    first = records[0]
+    assert isinstance(first, TraceRecord) and first.format == "native"
+    (tmp_path / "one.json").write_text(good, encoding="utf-8")
+    assert dump_json(first.trace.to_dict()) == _general(tmp_path / "one.json")
+    refused = records[1]
+    assert isinstance(refused, Unreadable) and refused.line == 2 and refused.message
