@@ -8,7 +8,10 @@ interpreter that has already imported OpenEval:
 
 - format detection of the plain JSONL (must stream: never read the file whole);
 - ``load_trace`` of the plain JSONL and of the zstd trace, against their decompressed size;
-- a zstd stream of blank lines, read until the decompressed-size limit stops it (MiB/s).
+- a zstd stream of blank lines, read until the decompressed-size limit stops it (MiB/s);
+- ``load_trace`` of two native JSON traces of about ``--native-mib`` MiB (many steps with
+  text; one big ``actual_state`` of small values, the worst shape for Python objects), typed
+  (msgspec, what ``load_trace`` does) and through the general reader (orjson, schema, model).
 """
 
 from __future__ import annotations
@@ -39,6 +42,10 @@ _MEASURE = textwrap.dedent(
     try:
         if what == "detect":
             outcome = detect_format(TraceSource(path)).name
+        elif what == "general":  # the reader without the typed native path
+            source = TraceSource(path)
+            trace = detect_format(source).load(source)
+            outcome = f"{len(trace.steps)} steps"
         else:
             options = LoadOptions(max_decompressed_bytes=limit) if limit else None
             trace = load_trace(path, options=options)
@@ -92,6 +99,36 @@ def generate(folder: Path, mib: int) -> tuple[Path, Path]:
     return plain, packed
 
 
+def native(folder: Path, mib: int) -> tuple[Path, Path]:
+    """Write two native trace documents of about ``mib`` MiB: ``steps.json`` (tool calls and
+    model turns with text) and ``state.json`` (few steps, an ``actual_state`` of small values)."""
+    import orjson
+
+    steps: list[dict[str, object]] = []
+    size = index = 0
+    while size < mib * MiB:
+        if index % 2:
+            step: dict[str, object] = {
+                "step_id": index, "type": "tool_call", "tool_name": "sqlite",
+                "tool_args": {"query": f"SELECT * FROM t WHERE id = {index}", "limit": 10},
+                "tool_result": "row " * 200, "timestamp": 1.7e9 + index, "turn": index // 2}
+        else:
+            step = {"step_id": index, "type": "thought", "content": "thinking " * 20,
+                    "timestamp": 1.7e9 + index, "provider": "openai", "model": "gpt-4o",
+                    "tokens": {"input": 900, "output": 120}, "latency_ms": 420.5,
+                    "turn": index // 2}
+        steps.append(step)
+        size += len(orjson.dumps(step))
+        index += 1
+    many = folder / "steps.json"
+    many.write_bytes(orjson.dumps({"task_id": "steps", "steps": steps}))
+    rows = [{"id": i, "qty": i % 7, "ok": True} for i in range(mib * MiB // 30)]
+    state = folder / "state.json"
+    state.write_bytes(orjson.dumps({"task_id": "state", "steps": [],
+                                    "actual_state": {"rows": rows}}))
+    return many, state
+
+
 def blank_bomb(folder: Path, mib: int) -> Path:
     """Write ``mib`` MiB of newlines as one zstd stream (a few KiB on disk)."""
     import zstandard
@@ -122,9 +159,15 @@ def main() -> None:
     """Generate the inputs, measure, print one table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mib", type=int, default=128, help="size of the generated JSONL")
+    parser.add_argument("--native-mib", type=int, default=50,
+                        help="size of each generated native JSON trace")
     parser.add_argument("--blank-mib", type=int, default=512,
                         help="decompressed size of the blank-line bomb")
+    parser.add_argument("--write-native", type=Path, metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write_native:
+        native(args.write_native, args.native_mib)
+        return
     with tempfile.TemporaryDirectory(dir="/tmp", prefix="openeval-bench-io-") as tmp:
         folder = Path(tmp)
         plain, packed = generate(folder, args.mib)
@@ -139,6 +182,16 @@ def main() -> None:
         growth, seconds, outcome = measure("load", bomb, limit)
         rows.append((f"blank-line bomb to a {limit // MiB} MiB limit", limit / MiB, growth,
                      seconds, f"{limit / MiB / max(seconds, 1e-9):.0f} MiB/s; {outcome}"))
+        # Written by a child: what the writer held would otherwise count in each measuring
+        # interpreter's peak (a forked child starts with its parent's peak RSS).
+        subprocess.run([sys.executable, __file__, "--write-native", str(folder),
+                        "--native-mib", str(args.native_mib)], check=True)
+        for path in (folder / "steps.json", folder / "state.json"):
+            content = path.stat().st_size / MiB
+            for how, what in (("typed", "load"), ("general", "general")):
+                growth, seconds, outcome = measure(what, path)
+                rows.append((f"load_trace native {path.stem}.json, {how}", content, growth,
+                             seconds, f"{growth / content:.1f}x its size; {outcome}"))
     print(f"{'measure':44} {'content MiB':>11} {'peak RSS +MiB':>13} {'CPU s':>8}  outcome")
     for name, content, growth, seconds, outcome in rows:
         print(f"{name:44} {content:11.0f} {growth:13.0f} {seconds:8.2f}  {outcome}")

@@ -2,7 +2,9 @@
 for byte.
 
 A refactor or a speed-up must not change a single byte of what users gate on. Run this once on
-the old build and once on the new, into two folders, then compare them::
+the old build and once on the new, into two folders, then compare them (a ``summary.json``
+that only gained ``result_digests`` counts as the same: that key is the one intended change
+of proposals/0232)::
 
     python benchmarks/same_bytes.py /tmp/before           # on the old commit
     python benchmarks/same_bytes.py /tmp/after            # on the new commit
@@ -69,14 +71,48 @@ def write(out: Path, cases: int, traces: int) -> None:
     (out / "exit_codes.txt").write_text("\n".join(codes) + "\n")
 
 
-def compare(a: Path, b: Path) -> list[str]:
-    """Return the relative paths whose bytes differ (or that only one side has)."""
+def _same_but_digests(before: bytes, after: Path, mapped: bytes) -> bool:
+    """True when ``after`` is the summary.json ``before`` was, plus the one intended change:
+    ``result_digests`` (proposals/0232-results-written-once.md), each naming its case file's
+    true size and SHA-256. ``mapped`` is ``after``'s bytes with folder paths mapped."""
+    import hashlib
+
+    import orjson
+
+    if after.name != "summary.json":
+        return False
+    try:
+        old, new = orjson.loads(before), orjson.loads(mapped)
+    except orjson.JSONDecodeError:
+        return False
+    if not isinstance(new, dict) or "result_digests" not in new or "result_digests" in old:
+        return False
+    digests = new.pop("result_digests")
+    if old != new or sorted(digests) != sorted(new.get("result_files", [])):
+        return False
+    for name, recorded in digests.items():
+        data = (after.parent / name).read_bytes()  # the file as written, paths unmapped
+        if recorded != {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}:
+            return False
+    from openeval.jsonio import dump_json
+
+    return dump_json(old) == before
+
+
+def compare(a: Path, b: Path, mapping: list[tuple[bytes, bytes]] | None = None) -> list[str]:
+    """Return the relative paths whose bytes differ (or that only one side has), save a
+    summary.json that differs only by the ``result_digests`` it gained. ``mapping`` holds
+    ``(b's text, a's text)`` pairs replaced in b's bytes first (the checkouts' folders)."""
     differ: list[str] = []
 
     def walk(cmp: filecmp.dircmp[str], prefix: str) -> None:
         differ.extend(prefix + name for name in cmp.left_only + cmp.right_only)
         for name in cmp.common_files:
-            if not filecmp.cmp(Path(cmp.left) / name, Path(cmp.right) / name, shallow=False):
+            left, right = Path(cmp.left) / name, Path(cmp.right) / name
+            before, after = left.read_bytes(), right.read_bytes()
+            for theirs, ours in mapping or ():
+                after = after.replace(theirs, ours)
+            if before != after and not _same_but_digests(before, right, after):
                 differ.append(prefix + name)
         for name, sub in sorted(cmp.subdirs.items()):
             walk(sub, f"{prefix}{name}/")
@@ -91,9 +127,14 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="compare two written folders")
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--traces", type=int, default=2000)
+    parser.add_argument("--map", action="append", default=[], metavar="AFTER=BEFORE",
+                        help="with --compare: read this text in the second folder's files as "
+                             "that (the two checkouts' folders, such as a worktree's and "
+                             "main's)")
     args = parser.parse_args()
     if args.compare:
-        differ = compare(*args.folders)
+        mapping = [tuple(part.encode() for part in m.split("=", 1)) for m in args.map]
+        differ = compare(*args.folders, mapping=mapping)  # type: ignore[arg-type]
         for path in differ:
             print(f"differs: {path}")
         print(f"{len(differ)} files differ")

@@ -27,10 +27,10 @@ Everything else stays in its package (``openeval.metrics``, ``openeval.checks``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from openeval.lazy import lazy_exports
 from openeval.version import __version__
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing for `openeval --help`
 
 # Resolved on first use, so that `openeval --help` (which imports this package) stays fast.
 _LAZY: dict[str, str] = {
@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from openeval.scoring import score
     from openeval.scoring.plan import compile_plan
     from openeval.testing import assert_trace
+del TYPE_CHECKING
 
 
 __all__ = [

@@ -34,8 +34,34 @@ levels). It leaves room for the few levels a trace adds around a value it keeps 
 tool_args`` ...) under the 254 levels orjson can write, so `convert` and result files never
 meet a value they cannot write."""
 
+UTF8_BOM = b"\xef\xbb\xbf"
+BOM_MESSAGE = (
+    "starts with a UTF-8 byte order mark (BOM), which JSON does not allow (RFC 8259 section "
+    "8.1); save the file as UTF-8 without a BOM"
+)
+"""Why a JSON text starting with a byte order mark is refused, not read past: the parsers
+of the other tools on the same files (orjson, msgspec, JavaScript's ``JSON.parse``) refuse it
+too, so accepting it would pass a file the next tool fails on (docs/semantics.md#json-text)."""
+
 _NON_FINITE = (b"NaN", b"-Infinity", b"Infinity")
 """What Python's ``json.dump`` writes for non-finite floats; not JSON, which orjson refuses."""
+
+
+MAX_PARSE_BYTES = 2_000_000_000
+"""Largest JSON text given to the parser as one value, whatever the read limits were raised to.
+
+orjson gives up on a value of about 2 GiB, saying memory ran out when it did not (a line of
+2,147,483,600 bytes fails, 2,013,265,920 parses, with 20 GiB free), and a crash in the parser
+would end the run with no error line at all: past this size the value is refused before it is
+parsed (docs/semantics.md#json-text)."""
+
+
+def too_large_to_parse(size: int) -> str | None:
+    """Return why ``size`` bytes of JSON are not parsed as one value, or None when they may be."""
+    if size <= MAX_PARSE_BYTES:
+        return None
+    return (f"{size} bytes in one JSON value, over the {MAX_PARSE_BYTES}-byte most the parser "
+            "reads as one value (whatever the read limits allow); split it into several")
 
 
 def parse_json(
@@ -51,8 +77,13 @@ def parse_json(
 
     ``first_line`` is the line number of ``data``'s first line in its file, for JSON Lines.
     With ``max_depth``, a value nested deeper is refused with the JSON path where it passes
-    the limit. A value too large for the memory available is refused, not crashed on.
+    the limit. A value too large for the memory available, or over :data:`MAX_PARSE_BYTES`,
+    is refused before it is parsed, not crashed on.
     """
+    refusal = too_large_to_parse(len(data))
+    if refusal is not None:
+        raise error(refusal, source=source,
+                    location=f"line {first_line}" if first_line != 1 else None)
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
@@ -150,6 +181,8 @@ def invalid_json_reason(
     if is_out_of_memory(exc):
         return no_memory_message(len(data))
     raw = data.encode() if isinstance(data, str) else bytes(data)
+    if exc.pos == 0 and raw.startswith(UTF8_BOM):
+        return BOM_MESSAGE
     # orjson's position counts characters; for ASCII up to the error it is the byte offset.
     # It stops after the sign of "-Infinity", so look one byte back too.
     start = exc.pos - 1 if exc.pos and raw[exc.pos - 1 : exc.pos] == b"-" else exc.pos
@@ -202,7 +235,7 @@ def too_deep_in(data: bytes | bytearray | str, value: Any, limit: int) -> str | 
     every value in Python): only text that may nest deeper than ``limit`` is walked, so the
     answer is the walk's and a trace line costs a fraction of it.
     """
-    if isinstance(data, (bytes, bytearray)) and not _text_nests_deeper(data, limit):
+    if isinstance(data, (bytes, bytearray)) and not text_nests_deeper(data, limit):
         return None
     return too_deep(value, limit)
 
@@ -211,7 +244,7 @@ _BRACKETS = bytes.maketrans(b"{}", b"[]")
 _NOT_BRACKET_OR_QUOTE = bytes(b for b in range(256) if b not in b'"[]{}')
 
 
-def _text_nests_deeper(data: bytes | bytearray, limit: int) -> bool:
+def text_nests_deeper(data: bytes | bytearray, limit: int) -> bool:
     """True when objects and lists in ``data`` (JSON text orjson accepted) nest more than
     ``limit`` levels deep: what :func:`too_deep` walks the parsed value for, found instead with
     a few C string operations on the text (several times faster than the walk on a trace).

@@ -6,9 +6,12 @@ optional SDK, so both resolve their exports on first access (PEP 562).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING: typing and collections cost `--help` ~10 ms
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
 
 
 def lazy_exports(

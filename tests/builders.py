@@ -101,3 +101,17 @@ def invoke(args: list[str], code: int) -> Result:
         raise result.exception
     assert result.exit_code == code, result.output
     return result
+
+
+def record_digests(folder: Path) -> None:
+    """Rewrite ``folder``'s summary.json so its digests match the case files as they are now:
+    what a hand edit that also forges the commit record looks like, so a test of the checks
+    behind the digests reaches them."""
+    from openeval.results.files import digest_of
+
+    summary_path = folder / "summary.json"
+    summary = json.loads(summary_path.read_text())
+    summary["result_digests"] = {name: digest_of((folder / name).read_bytes())
+                                 for name in summary["result_files"]
+                                 if (folder / name).is_file()}
+    summary_path.write_text(json.dumps(summary))

@@ -28,6 +28,14 @@ class NativeAdapter:
             return "no 'task_id' string"
         return None
 
+    def typed_decode(self, data: bytes) -> AgentTrace | None:
+        """Return the trace in one line or document ``data`` when the typed decoder accepts
+        it (what :meth:`refusal` and :meth:`load` would give), else None: the caller then
+        reads it the general way, which words any error (proposals/0183)."""
+        from openeval.adapters.native_typed import decode
+
+        return decode(data)
+
     def load(self, source: TraceSource) -> AgentTrace:
         """Return the trace, after checking it against the trace schema."""
         document = source.document()

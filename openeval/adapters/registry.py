@@ -18,6 +18,7 @@ from typing import Any
 from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
 from openeval.errors import TraceFormatError
 from openeval.io import check_trace
+from openeval.jsonio import UTF8_BOM
 from openeval.models import AgentTrace
 from openeval.registry import Registry
 
@@ -105,7 +106,7 @@ def _raise_if_broken_json(source: TraceSource) -> None:
         if source.first_line_error is not None:
             raise source.first_line_error
         return
-    if source.head.lstrip()[:1] not in (b"{", b"["):
+    if source.head.removeprefix(UTF8_BOM).lstrip()[:1] not in (b"{", b"["):
         return
     if source.is_json_lines:
         return  # JSON Lines whose first line parses: the adapters' refusals say more
@@ -125,6 +126,10 @@ def read_trace(
     try:
         if not source.head.strip():  # a missing file fails here, before any adapter is asked
             raise TraceFormatError("empty file, expected a trace", source=source.path)
+        trace = _typed_native(source) if format in (None, "native") else None
+        if trace is not None:
+            check_trace(trace, source.limits, source.path)
+            return trace, "native"
         adapter = get_adapter(format) if format else detect_format(source)
         trace = adapter.load(source)
     except MemoryError:
@@ -137,6 +142,21 @@ def read_trace(
         ) from None
     check_trace(trace, source.limits, source.path)
     return trace, adapter.name
+
+
+def _typed_native(source: TraceSource) -> AgentTrace | None:
+    """Return the trace when ``source`` is a native trace the typed decoder accepts, else None.
+
+    Native comes first in detection and accepts every object the decoder does, so the answer
+    is what detection and the native adapter would give; on None they read the file and word
+    any error as they always have (openeval/adapters/native_typed.py).
+    """
+    data = source.plain_bytes()
+    if data is None:
+        return None
+    from openeval.adapters.native_typed import decode
+
+    return decode(data)
 
 
 def load_trace(

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -424,15 +424,23 @@ class _LineFormat:
 
 
 def _line_sources(
-    source: TraceSource, file: str
-) -> Generator[tuple[int, TraceSource | Unreadable], None, None]:
-    """Yield each non-blank line as a source of its own, or as why it cannot be read."""
+    source: TraceSource, file: str,
+    decode: Callable[[bytes], AgentTrace | None] | None = None,
+) -> Generator[tuple[int, TraceSource | Unreadable | AgentTrace], None, None]:
+    """Yield each non-blank line as a source of its own, or as why it cannot be read; with
+    ``decode`` (the format's ``typed_decode`` hook), a line it reads as the trace itself."""
     limits = source.limits
     shown = Path(file)
+    longest = min(limits.document_bytes, limits.max_decompressed_bytes)
     for line_no, line in split_lines_tolerant(source.chunks(), file, limits.max_line_bytes):
         if isinstance(line, TraceFormatError):
             yield line_no, Unreadable(file, line_no, _reason(line, file, line_no))
             continue
+        if decode is not None and len(line) <= longest:
+            trace = decode(bytes(line))
+            if trace is not None:  # what the native adapter would read: no source needed
+                yield line_no, trace
+                continue
         one = TraceSource(shown, source.options, data=bytes(line))
         if one.read_as_line():
             yield line_no, one
@@ -470,11 +478,30 @@ def _read_lines(source: TraceSource, file: str, forced: str | None) -> Iterator[
     if grouping is not None and fmt.adapter is not None:
         yield from _read_grouped(source, file, fmt, fmt.adapter.name, grouping)
         return
-    for line_no, one in _line_sources(source, file):
+    adapter = fmt.adapter
+    decode = getattr(adapter, "typed_decode", None)
+    for line_no, one in _line_sources(source, file, decode):
         if isinstance(one, Unreadable):
             yield one
-            continue
-        yield _load_line(one, file, line_no, fmt)
+        elif isinstance(one, AgentTrace) and adapter is not None:
+            yield _typed_line(one, source, file, line_no, adapter.name)
+        elif isinstance(one, TraceSource):
+            yield _load_line(one, file, line_no, fmt)
+
+
+def _typed_line(
+    trace: AgentTrace, source: TraceSource, file: str, line_no: int, name: str
+) -> Item:
+    """The record :func:`_load_line` makes of a line, for one the format's ``typed_decode``
+    read: that hook answers only for a line the format's refusal and load would accept as
+    this trace (a JSON object whose ``task_id`` the trace holds)."""
+    try:
+        check_trace(trace, source.limits, file)
+    except TraceFormatError as exc:
+        return Unreadable(file, line_no, _reason(exc, file, 1))
+    given = trace.metadata.get("trace_id")
+    own = given if isinstance(given, str) and given else trace.task_id
+    return TraceRecord(trace, file, line_no, name, own or f"{file}:{line_no}")
 
 
 def _first_readable(source: TraceSource, file: str, fmt: _LineFormat) -> TraceSource | None:
@@ -483,7 +510,7 @@ def _first_readable(source: TraceSource, file: str, fmt: _LineFormat) -> TraceSo
     lines = _line_sources(source, file)
     try:
         for line_no, one in lines:
-            if isinstance(one, Unreadable):
+            if not isinstance(one, TraceSource):  # unreadable (untyped: never a trace)
                 continue
             try:
                 fmt.of(one, line_no)
@@ -528,8 +555,9 @@ def _read_grouped(
             last_line[key] = line_no
     open_groups: dict[str, list[tuple[int, Any]]] = {}
     for line_no, one in _line_sources(source, file):
-        if isinstance(one, Unreadable):
-            yield one
+        if not isinstance(one, TraceSource):  # untyped: an Unreadable, never a trace
+            if isinstance(one, Unreadable):
+                yield one
             continue
         try:
             adapter = fmt.of(one, line_no)

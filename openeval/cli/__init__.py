@@ -2,20 +2,22 @@
 
 Only this package prints or exits. A command's module is imported when that command runs (or
 its own ``--help`` is asked for), and heavy modules (rich, jsonschema, adapters) inside the
-commands, so ``openeval --help`` costs little more than importing click (proposals/0181).
+commands (proposals/0181). The group itself (:mod:`openeval.cli.group`, which imports click)
+is imported on the first call too: ``openeval --help`` at a full-width terminal prints
+:data:`GROUP_HELP`, the group's own page, without importing click (proposals/0230).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from gettext import gettext
-from typing import Any, NoReturn
 
-import click
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing for `--help`
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, NoReturn
 
-from openeval.cli.exit_codes import EXIT_USAGE
-from openeval.version import __version__
+    import click
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("openeval.cli.config",
@@ -51,72 +53,93 @@ its help, which the group's ``--help`` shows without importing the module (a tes
 two equal)."""
 
 
-class _Main(click.Group):
-    """The command group, with standard streams that never end a run in a traceback, and
-    its commands imported on first use."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+GROUP_HELP = """\
+Usage: openeval [OPTIONS] COMMAND [ARGS]...
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and cmd_name in COMMANDS:
-            import importlib
+  Evaluate AI-agent trajectories deterministically, without an LLM judge.
 
-            module = importlib.import_module(COMMANDS[cmd_name][0])
-            self.add_command(getattr(module, cmd_name), cmd_name)
-        return self.commands.get(cmd_name)
+Options:
+  --version   Show the version and exit.
+  -h, --help  Show this message and exit.
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        # click's own, with a stand-in per command not imported yet: its help's first
-        # paragraph is all the listing reads.
-        commands = [
-            (name, self.commands.get(name) or click.Command(name, help=COMMANDS[name][1]))
-            for name in self.list_commands(ctx)
-        ]
-        shown = [(name, c) for name, c in commands if not c.hidden]
-        if not shown:
-            return
-        limit = formatter.width - 6 - max(len(name) for name, _ in shown)
-        with formatter.section(gettext("Commands")):  # as click words it
-            formatter.write_dl([(name, c.get_short_help_str(limit)) for name, c in shown])
+Commands:
+  config    Print the settings a run of the suite uses, and where each...
+  convert   Write TRACE as OpenEval trace JSON (sorted keys, same bytes...
+  diff      Compare the results in HEAD with the baseline results in BASE.
+  init      Set up FOLDER (default: here) with evals/ (openeval.toml and...
+  inspect   Print the normalised steps of TRACE as a table (plain text...
+  lint      Score each case against an empty and a do-nothing trace, and...
+  record    Receive OpenTelemetry traces over OTLP/HTTP (JSON or...
+  report    Render the results in --input as a report.
+  run       Score one case (--trace + --testcase) or a suite (--suite DIR).
+  score     Score every trace in TRACES (files, folders, globs; many...
+  snapshot  Draft a test case from a known-good TRACE: its tool calls,...
+"""
+"""What ``openeval --help`` prints at a terminal of 80 columns or more (click's page is the
+same at every such width); a test holds it equal to the group's own."""
 
-    def main(self, *args: Any, **kwargs: Any) -> NoReturn:
-        if sys.stdout is None:  # started with its standard output closed
-            raise SystemExit(_output_failed(OSError(0, "standard output is closed")))
-        for stream in (sys.stdout, sys.stderr):
-            # A locale without UTF-8 must not turn a task id into UnicodeEncodeError.
-            reconfigure = getattr(stream, "reconfigure", None)
-            if reconfigure is not None:
-                reconfigure(errors="backslashreplace")
-        code: Any = 0
-        try:
-            super().main(*args, **kwargs)
-        except SystemExit as exc:
-            code = exc.code
-        except OSError as exc:  # stdout or stderr went away (ENOSPC, a closed pipe ...)
-            code = _output_failed(exc)
-        try:
-            if sys.stdout is not None:
-                sys.stdout.flush()
-        except OSError as exc:
-            code = _output_failed(exc)
-        raise SystemExit(code)
+_FULL_WIDTH = 80
+"""Columns from which click lays the help out at its widest (78 characters)."""
 
 
-def _output_failed(exc: OSError) -> int:
-    """Say once, on stderr, that output could not be written; return the exit code."""
-    reason = exc.strerror or type(exc).__name__
+def _columns() -> int:
+    """Return the terminal width click would read (``shutil.get_terminal_size``'s rule:
+    ``COLUMNS``, else the terminal of standard output, else 80), without importing shutil."""
     try:
-        sys.stderr.write(f"openeval: error: cannot write the output: {reason}\n")
-        sys.stderr.flush()
-    except (OSError, AttributeError):
-        pass
-    # Python flushes stdout again at exit; point it at nothing so that flush cannot fail.
-    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives until the interpreter exits
-    return EXIT_USAGE
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    stdout = sys.__stdout__
+    if stdout is None:
+        return _FULL_WIDTH
+    try:
+        return os.get_terminal_size(stdout.fileno()).columns or _FULL_WIDTH
+    except (AttributeError, ValueError, OSError):
+        return _FULL_WIDTH
 
 
-@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="openeval")
-def main() -> None:
-    """Evaluate AI-agent trajectories deterministically, without an LLM judge."""
+def _program_name() -> str:
+    """Return the program name click would show: the started script's file name."""
+    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+
+
+class _Main:
+    """Stands for the click group (:mod:`openeval.cli.group`): calling it runs the command
+    line; any other use (``CliRunner().invoke(main, ...)``, ``main.commands``) loads the group
+    and is the group's."""
+
+    def _group(self) -> click.Group:
+        from openeval.cli.group import group
+
+        return group
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._group(), name)
+
+    def __call__(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+                 **extra: Any) -> NoReturn:
+        asked = sys.argv[1:] if args is None else list(args)
+        shown = prog_name if prog_name is not None else _program_name()
+        if (not extra and asked in (["--help"], ["-h"]) and shown == "openeval"
+                and sys.stdout is not None and _columns() >= _FULL_WIDTH):
+            raise SystemExit(_print_help())
+        self._group().main(args, prog_name, **extra)
+        raise AssertionError("click's main always exits")  # pragma: no cover
+
+
+def _print_help() -> int:
+    try:
+        sys.stdout.write(GROUP_HELP)
+        sys.stdout.flush()
+    except OSError as exc:
+        from openeval.cli.group import output_failed
+
+        return output_failed(exc)
+    return 0
+
+
+main = _Main()
+"""The ``openeval`` command line (the console script's entry point)."""

@@ -16,6 +16,7 @@ import orjson
 
 from openeval.errors import OpenEvalError, TraceFormatError
 from openeval.jsonio import (
+    BOM_MESSAGE,
     MAX_JSON_DEPTH,
     depth_message,
     dump_json,
@@ -24,6 +25,7 @@ from openeval.jsonio import (
     loads_exact,
     no_memory_message,
     too_deep_in,
+    too_large_to_parse,
 )
 
 Line = bytes | bytearray
@@ -155,6 +157,9 @@ def parse_line_strictness(line: Line, line_no: int, name: Path | str) -> tuple[A
     ``strict`` is False when the line needed Python's ``json`` (``NaN`` ...): it is JSON
     Lines as Python writes it, but not JSON.
     """
+    refusal = too_large_to_parse(len(line))
+    if refusal is not None:
+        raise TraceFormatError(refusal, source=name, location=f"line {line_no}")
     try:
         value = loads_exact(line)  # integers beyond 64 bits stay exact (orjson makes floats)
     except orjson.JSONDecodeError as exc:
@@ -172,6 +177,8 @@ def parse_line_strictness(line: Line, line_no: int, name: Path | str) -> tuple[A
     reason = invalid_json_reason(line, failure, "expected one JSON value per line")
     column = failure.colno
     del failure
+    if reason == BOM_MESSAGE:  # Python's json would read past it; no other JSON tool does
+        raise TraceFormatError(reason, source=name, location=f"line {line_no} column 1")
     try:
         bytes(line).decode("utf-8")
     except UnicodeDecodeError as exc:

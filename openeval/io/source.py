@@ -267,6 +267,30 @@ class TraceSource:
             data, source=self.path, error=TraceFormatError, max_depth=MAX_JSON_DEPTH
         )
 
+    def plain_bytes(self) -> bytes | None:
+        """Return the whole content when it may be one JSON document, read fresh and not kept;
+        None when it cannot be (zstd, over the document limit, not starting with ``{``), or
+        when reading it fails: the lazy path then reads it and words the error.
+
+        For a reader that parses the bytes its own way first (the typed native decoder), so
+        only what it parsed stays in memory, not the text beside a parsed copy.
+        """
+        try:
+            head, size = self._head_and_size
+        except TraceFormatError:
+            return None
+        if (head.startswith(ZSTD_MAGIC) or size > self.limits.document_bytes
+                or head.lstrip()[:1] != b"{"):
+            return None
+        if len(head) >= size:
+            return head
+        try:
+            with self._open() as (handle, now):
+                data = handle.read(now + 1)
+        except (TraceFormatError, MemoryError):
+            return None
+        return data if len(data) <= self.limits.document_bytes else None
+
     def document(self) -> Any:
         """Return the whole content parsed as one JSON value; raise TraceFormatError if not."""
         value, error = self._document

@@ -6,9 +6,13 @@ version 2) and fixed by the ``result`` and ``summary`` schemas shipped in
 byte-identical files.
 
 Stale verdicts never read as current: :func:`prepare_output` removes the previous run's
-``summary.json`` (and the case files it listed) before the first case is scored, every file is
-written whole (temporary file, then rename), and ``summary.json`` is written last, so a folder
-whose run did not finish holds no summary and :func:`read_results` refuses it. Files that no
+``summary.json`` (and the case files it listed) before the first case is scored; each case
+file is written once, in place (a new file, never through a link); and ``summary.json`` is
+written last and whole (temporary file, then rename), listing each case file with its size
+and SHA-256. The summary is the run's commit record: a folder whose run did not finish holds
+no summary, and a case file that is not what the summary records (cut short, edited, swapped)
+is refused by :func:`read_results`, so ``report``, ``diff`` and the Action never trust it
+(proposals/0232-results-written-once.md). Files that no
 OpenEval run listed are left alone. :func:`output_folder_lock` keeps a second run (or any other
 writer that takes it, such as ``openeval score``) out of a folder a run is writing.
 
@@ -28,7 +32,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from openeval.errors import OpenEvalError, ResultFileError
-from openeval.jsonio import dump_json, read_json_file
+from openeval.io.files import open_regular
+from openeval.jsonio import MAX_JSON_FILE_BYTES, dump_json, read_json_file
 from openeval.results.records import CaseResult, CheckResult, CheckSpec, SuiteResult
 from openeval.results.trials import TrialsRule
 from openeval.schemas import validate
@@ -36,7 +41,7 @@ from openeval.scores import Score, Verdict, verdict
 
 SCHEMA_VERSION = 2
 SUMMARY_NAME = "summary.json"
-ADDED_IN_V2 = ("fail_under_cases", "gates", "trials")
+ADDED_IN_V2 = ("fail_under_cases", "gates", "trials", "result_digests")
 """Summary keys added after the first version-2 files were written (proposals/0060): a file
 without them is read as having none (no case floor, no gate, no trials)."""
 RESULT_SUFFIX = ".result.json"
@@ -71,14 +76,27 @@ def _file_names(suite: SuiteResult) -> list[str]:
     return names
 
 
-def summary_document(suite: SuiteResult, result_files: list[str]) -> dict[str, Any]:
-    """Return the JSON object of ``summary.json`` for ``suite`` and its case file names."""
+Digests = dict[str, dict[str, Any]]
+"""``{file name: {"bytes": size, "sha256": hex digest}}`` of a run's case files."""
+
+
+def summary_document(
+    suite: SuiteResult, result_files: list[str], digests: Digests | None = None
+) -> dict[str, Any]:
+    """Return the JSON object of ``summary.json`` for ``suite`` and its case file names, with
+    ``result_digests`` when the files' digests are given."""
     return {
         "schema_version": SCHEMA_VERSION,
         **suite.summary.to_dict(),
         "result_files": result_files,
+        **({"result_digests": digests} if digests is not None else {}),
         "metadata": suite.metadata,
     }
+
+
+def digest_of(data: bytes) -> dict[str, Any]:
+    """Return what ``summary.json`` records of one case file's bytes."""
+    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def case_document(case: CaseResult) -> dict[str, Any]:
@@ -272,11 +290,18 @@ def write_results(suite: SuiteResult, out_dir: str | Path) -> Path:
     """
     out = prepare_output(out_dir)
     names = _file_names(suite)
+    digests: Digests = {}
     try:
         for case, name in zip(suite.cases, names, strict=True):
-            write_whole(out / name, dump_json(case_document(case)))
-        # Written last: a summary present means every case file it lists was written.
-        write_whole(out / SUMMARY_NAME, dump_json(summary_document(suite, names)))
+            # In place, once: no reader trusts a case file the summary does not vouch for,
+            # so a temporary name and a rename per case would buy nothing.
+            data = dump_json(case_document(case))
+            with open_new_file(out / name) as handle:
+                handle.write(data)
+            digests[name] = digest_of(data)
+        # Written last and whole: a summary present means every case file it lists was
+        # written, and its digests say what each holds.
+        write_whole(out / SUMMARY_NAME, dump_json(summary_document(suite, names, digests)))
     except OSError as exc:
         raise ResultFileError(
             f"cannot write results: {exc.strerror}", source=exc.filename or out
@@ -319,7 +344,9 @@ def read_results(in_dir: str | Path) -> SuiteResult:
         return _read_v1(folder, summary_path, summary, present)
     validate(summary, "summary", source=summary_path, error=ResultFileError)
     listed = _listed(summary, summary_path, present, folder)
-    cases = tuple(_read_case(folder / name, summary_path, i) for i, name in enumerate(listed))
+    digests = summary.get("result_digests")
+    cases = tuple(_read_case(folder / name, summary_path, i, digests)
+                  for i, name in enumerate(listed))
     suite = SuiteResult(
         cases=cases,
         fail_under=summary["fail_under"],
@@ -330,7 +357,7 @@ def read_results(in_dir: str | Path) -> SuiteResult:
         gate_notes=tuple(n for n in summary["metadata"].get("gate_notes", ())
                          if isinstance(n, str)),
     )
-    _agree(summary, summary_document(suite, listed), summary_path)
+    _agree(summary, summary_document(suite, listed, digests), summary_path)
     return suite
 
 
@@ -381,17 +408,46 @@ def _agree(summary: dict[str, Any], expected: dict[str, Any], summary_path: Path
             )
 
 
-def _read_document(path: Path, summary_path: Path, index: int) -> Any:
+def _read_document(
+    path: Path, summary_path: Path, index: int, digests: Digests | None = None
+) -> Any:
     if not path.is_file():
         raise ResultFileError(
             f"lists {path.name}, which is missing", source=summary_path,
             location=f"result_files[{index}]",
         )
+    if digests is not None:
+        _check_digest(path, summary_path, digests)
     return read_json_file(path, error=ResultFileError)
 
 
-def _read_case(path: Path, summary_path: Path, index: int) -> CaseResult:
-    document = _read_document(path, summary_path, index)
+def _check_digest(path: Path, summary_path: Path, digests: Digests) -> None:
+    """Raise ResultFileError unless ``path`` holds the bytes the summary records for it."""
+    recorded = digests.get(path.name)
+    if recorded is None:
+        raise ResultFileError(f"records no digest for {path.name}", source=summary_path,
+                              location="result_digests")
+    try:
+        handle, size = open_regular(path, error=ResultFileError, expected="a result file")
+        with handle:
+            found = digest_of(handle.read(size + 1)) if size <= MAX_JSON_FILE_BYTES else None
+    except OSError as exc:
+        raise ResultFileError(f"cannot read: {exc.strerror}", source=path) from None
+    if found != recorded:
+        raise ResultFileError(
+            f"is not the file the run wrote: summary.json records {recorded.get('bytes')} bytes "
+            f"with SHA-256 {str(recorded.get('sha256'))[:12]}..., the file "
+            + (f"holds {found['bytes']} bytes with SHA-256 {found['sha256'][:12]}..."
+               if found is not None else f"is {size} bytes")
+            + " (cut short or changed after the run; run it again)",
+            source=path,
+        )
+
+
+def _read_case(
+    path: Path, summary_path: Path, index: int, digests: Digests | None = None
+) -> CaseResult:
+    document = _read_document(path, summary_path, index, digests)
     validate(document, "result", source=path, error=ResultFileError)
     try:
         case = CaseResult.from_dict(document)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from builders import record_digests
 from conftest import ROOT, Invoke
 
 from openeval.cli.exit_codes import EXIT_FAIL, EXIT_OK, EXIT_USAGE
@@ -44,6 +45,7 @@ def test_malformed_result_file_exits_1_naming_it(
         (broken / path.name).write_bytes(path.read_bytes())
     victim = json.loads((broken / "summary.json").read_text())["result_files"][3]
     (broken / victim).write_text('{"case_id": "x", "metrics": [}')
+    record_digests(broken)  # past the commit record too: the parse error itself is named
     out = openeval("report", "--input", str(broken))
     assert out.code == EXIT_FAIL
     assert out.stderr.startswith(f"openeval: error: {broken / victim}: line 1 column ")

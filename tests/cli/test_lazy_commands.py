@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
+import os
 import subprocess
 import sys
 
@@ -10,7 +12,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from openeval.cli import COMMANDS, main
+from openeval.cli import COMMANDS, GROUP_HELP, main
 
 
 def _real(name: str) -> click.Command:
@@ -40,14 +42,34 @@ def test_the_group_help_is_that_of_the_loaded_commands() -> None:
     assert "snapshot  Draft a test case" in lazy
 
 
-def test_help_imports_no_command_module() -> None:
-    script = ("import sys\nfrom openeval.cli import main\ntry:\n    main(['--help'])\n"
-              "except SystemExit:\n    pass\n"
-              "print(sorted(m for m in sys.modules if m.startswith('openeval.cli.')))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          check=False)
+_LOADED = ("import sys\nfrom openeval.cli import main\n"
+           "try:\n    main(['--help'], prog_name='openeval')\n"
+           "except SystemExit:\n    pass\n"
+           "print(sorted(m for m in sys.modules if m.startswith(('openeval.cli.', 'click'))))\n")
+
+
+@pytest.mark.parametrize(("columns", "loaded"), [
+    ("80", []),  # the page at full width: printed without click
+    ("200", []),
+    ("60", ["click", "openeval.cli.exit_codes", "openeval.cli.group"]),  # click lays it out
+])
+def test_help_imports_no_command_module(columns: str, loaded: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-c", _LOADED], capture_output=True, text=True,
+                          check=False, env={**os.environ, "COLUMNS": columns})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "['openeval.cli.exit_codes']"
+    shown = [m for m in ast.literal_eval(done.stdout.strip().splitlines()[-1])
+             if m == "click" or not m.startswith("click")]
+    assert shown == loaded
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_the_page_printed_without_click_is_clicks_own(flag: str) -> None:
+    clicks = CliRunner().invoke(main, [flag], prog_name="openeval", terminal_width=78)
+    assert clicks.exit_code == 0
+    assert clicks.output == GROUP_HELP
+    done = subprocess.run([sys.executable, "-m", "openeval", flag], capture_output=True,
+                          text=True, check=False, env={**os.environ, "COLUMNS": "120"})
+    assert (done.returncode, done.stdout, done.stderr) == (0, GROUP_HELP, "")
 
 
 def test_a_command_runs_once_asked_for() -> None:

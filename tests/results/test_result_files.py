@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from builders import case
+from builders import case, record_digests
 from jsonschema import Draft202012Validator
 
 from openeval.errors import ResultFileError
@@ -141,6 +141,7 @@ def _edit_case(change: Callable[[dict[str, Any]], None]) -> Callable[[Path], str
         data = json.loads(path.read_text())
         change(data)
         path.write_text(json.dumps(data))
+        record_digests(out)  # a forged record too: the checks behind the digests must hold
         return path.name
 
     return edit
@@ -149,6 +150,19 @@ def _edit_case(change: Callable[[dict[str, Any]], None]) -> Callable[[Path], str
 def _truncate(out: Path) -> str:
     path = _first_case(out)
     path.write_text(path.read_text()[:40])
+    record_digests(out)
+    return path.name
+
+
+def _cut_short(out: Path) -> str:
+    path = _first_case(out)
+    path.write_text(path.read_text()[:40])
+    return path.name
+
+
+def _edit_unrecorded(out: Path) -> str:
+    path = _first_case(out)
+    path.write_text(path.read_text() + " ")  # still valid JSON, still the same result
     return path.name
 
 
@@ -165,6 +179,10 @@ def _stray(out: Path) -> str:
 
 BROKEN: list[tuple[str, Callable[[Path], str], str | None, str]] = [
     ("truncated-case", _truncate, "line", "invalid JSON"),
+    ("case-cut-short", _cut_short, None, "is not the file the run wrote: summary.json records"),
+    ("case-edited", _edit_unrecorded, None, "cut short or changed after the run"),
+    ("digest-dropped", _edit_summary("result_digests", {}), "result_digests",
+     "records no digest for"),
     ("score-not-a-number",
      _edit_case(lambda d: d["checks"][0]["scores"][0].update(value=None)),  # type: ignore[index]
      "checks[0].scores[0].value", "expected a number or true or false or a string"),

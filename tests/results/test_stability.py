@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from builders import case
+from builders import case, record_digests
 
 from openeval.results.files import read_results, write_results
 from openeval.results.records import CaseResult, SuiteResult
@@ -87,6 +87,7 @@ def test_a_written_label_that_does_not_follow_from_the_trials_is_refused(tmp_pat
     write_results(SuiteResult(cases=(labelled([True, False], "all"),)), tmp_path)
     path = next(tmp_path.glob("*.result.json"))
     path.write_text(path.read_text().replace('"flaky"', '"stable-pass"'))
+    record_digests(tmp_path)  # forged with it: the label check itself must refuse
     with pytest.raises(ResultFileError, match="does not match"):
         read_results(tmp_path)
 
