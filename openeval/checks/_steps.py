@@ -242,6 +242,23 @@ def step_failure(step: TraceStep) -> str | None:
 
 def call_key(name: str, args: Any) -> str:
     """Return a call as one text, so equal calls (JSON equality: 1 == 1.0) have equal keys."""
+    if type(args) is dict:
+        # Most arguments are written as they are: one dump, then a look at its bytes, instead
+        # of a walk in Python. Only a text free of what the general form rewrites (a whole
+        # float: ".0" or "e+"; NaN and infinity: "null"; nesting past the depth cap) is taken.
+        try:
+            text = orjson.dumps(args, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # a non-str key, an int past 64 bits: the general form decides
+            pass
+        else:
+            if (b".0" not in text and b"e+" not in text and b"null" not in text
+                    and text.count(b"{") + text.count(b"[") <= _CANONICAL_DEPTH):
+                return f"{name}\x00{text.decode()}"
+    return general_call_key(name, args)
+
+
+def general_call_key(name: str, args: Any) -> str:
+    """:func:`call_key` for any arguments: JSON-equal values rewritten to one form first."""
     try:
         canonical = orjson.dumps(
             args if _plain(args, 0) else _canonical(args, 0),
