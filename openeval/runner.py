@@ -22,7 +22,7 @@ from openeval.errors import SuiteError
 from openeval.registry import unknown_name
 from openeval.results.gates import GateRule
 from openeval.results.records import CaseResult, SuiteResult
-from openeval.suite.discover import CaseSpec, discover, is_trace_name
+from openeval.suite.discover import CaseSpec, discover, display_path, is_trace_name
 from openeval.suite.evaluate import RunPlan, evaluate_case, run_case
 
 if TYPE_CHECKING:
@@ -167,7 +167,8 @@ def run_suite(
         cases.append(case)
         if progress is not None:
             progress(len(cases), len(specs), case)
-    metadata: dict[str, Any] = {"suite": Path(suite_dir).as_posix()}
+    # Read as UTF-8 whatever the locale, as case ids are: the summary is the same everywhere.
+    metadata: dict[str, Any] = {"suite": display_path(Path(suite_dir))}
     if metrics is not None:
         metadata["metrics"] = list(metrics)
     if format is not None:

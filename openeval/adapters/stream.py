@@ -107,7 +107,9 @@ Item = TraceRecord | Unreadable
 
 
 def _display(path: Path) -> str:
-    return path.as_posix()
+    # The path's bytes read as UTF-8 whatever the locale (a Latin-1 one would turn ``ü`` into
+    # ``Ã¼`` in every row), bytes that are not UTF-8 escaped: rows are the same everywhere.
+    return os.fsencode(path.as_posix()).decode("utf-8", "backslashreplace")
 
 
 def folder_inputs(folder: Path) -> list[Path | Unreadable]:

@@ -101,7 +101,9 @@ def json_validity(
             ``integer``, ``boolean``, ``array``, ``object``, ``null``. A missing key is left to
             ``required_keys``.
         schema: A JSON Schema (Draft 2020-12) the value must match, applied by the project's
-            schema validator; one that is not a valid schema is a setting error.
+            schema validator; one that is not a valid schema is a setting error, and so is a
+            ``pattern`` that can backtrack exponentially or a ``$ref`` outside the schema. A
+            pattern searches at most 10,000 characters; a longer string does not match.
         name: Name of the primary score.
 
     Returns:
@@ -119,6 +121,11 @@ def json_validity(
         wrong = schema_error(schema)
         if wrong is not None:
             raise SettingError(f"json_validity: setting 'schema' is not a JSON Schema: {wrong}")
+        # The schema is the test case author's: its patterns meet the bounds every user regex
+        # meets (proposals/0163-bounded-user-regexes.md), before any reply is searched.
+        refused = _schema_pattern_refusal(schema)
+        if refused is not None:
+            raise SettingError(f"json_validity: setting 'schema': {refused}")
     parsed, value, where = _read_json(ctx, bool(opt(extract_from_code_fence, True)))
     primary = opt(name, "is_json")
     if not parsed:
@@ -138,14 +145,46 @@ def json_validity(
                 if key in value and not json_type_is(value[key], kind)
             )
     if schema:
+        from openeval.matching.matchers import MAX_REGEX_SUBJECT
         from openeval.schemas import schema_problems
 
-        problems.extend(schema_problems(value, schema, limit=MAX_ITEMS))
+        problems.extend(schema_problems(value, schema, limit=MAX_ITEMS,
+                                        max_subject=MAX_REGEX_SUBJECT))
     checked = "matches the shape asked for" if (keys or types or schema) else "no shape asked for"
     return Scores([
         _boolean(primary, True, where),
         _boolean("json_schema_ok", not problems, join_problems(problems) or checked),
     ])
+
+
+_REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
+def _schema_pattern_refusal(schema: Any) -> str | None:
+    """Return why a user's JSON Schema is not applied, or None: a ``pattern`` (or a
+    ``patternProperties`` key) that can backtrack exponentially, by the same test as every user
+    regex (``openeval.matching.regex_bounds.backtracking_risk``, proposals/0163), or a ``$ref``
+    that points outside the schema. Python's ``re`` cannot be stopped once started, so such a
+    pattern is refused before any value is checked."""
+    from openeval.matching.regex_bounds import backtracking_risk
+
+    stack: list[tuple[str | None, Any]] = [(None, schema)]
+    while stack:
+        key, item = stack.pop()
+        if key in _REF_KEYS and not (isinstance(item, str) and item.startswith("#")):
+            return f"{key} {item!r} points outside the schema (never fetched)"
+        patterns = [item] if key == "pattern" and isinstance(item, str) else (
+            [str(k) for k in item] if key == "patternProperties" and isinstance(item, dict)
+            else [])
+        for pattern in patterns:
+            risk = backtracking_risk(pattern)
+            if risk is not None:
+                return f"the pattern {pattern!r} {risk}"
+        if isinstance(item, dict):
+            stack.extend((str(k), v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((None, v) for v in item)
+    return None
 
 
 # --- regex_match ---------------------------------------------------------------------------

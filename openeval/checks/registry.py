@@ -14,6 +14,7 @@ setting and what is valid, never a crash on every trace (proposals/0100-check-se
 
 from __future__ import annotations
 
+import functools
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -100,7 +101,10 @@ def compile_settings(
     return ready
 
 
+@functools.lru_cache(maxsize=512)
 def _hints(function: CheckFunction) -> dict[str, Any]:
+    # Cached (callers only read it): a configuration naming a check thousands of times would
+    # otherwise evaluate its annotations thousands of times (issue 24, finding 8).
     try:
         return typing.get_type_hints(function)
     except Exception:  # an annotation that cannot be resolved is simply not checked here

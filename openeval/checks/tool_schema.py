@@ -7,7 +7,7 @@ check needs no expected values, so it also judges production traces (``openeval 
 
 A trace is the pull request author's input, and so are the schemas in it: each schema is
 bounded before it is used (:data:`MAX_SCHEMA_BYTES`, :data:`MAX_SCHEMA_DEPTH`), a ``pattern``
-that backtracks exponentially is refused (``has_nested_quantifier``), and so is any ``$ref``
+that backtracks exponentially is refused (``backtracking_risk``), and so is any ``$ref``
 that does not point inside the schema, which jsonschema would otherwise fetch. A refused
 schema fails the check, naming the tool and why. See proposals/0152-tool-schema-conformance.md.
 """
@@ -128,7 +128,7 @@ def _schemas(definitions: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[st
 
 
 def _refusal(schema: Any) -> str | None:
-    from openeval.matching.regex_bounds import has_nested_quantifier
+    from openeval.matching.regex_bounds import backtracking_risk
 
     if not isinstance(schema, (Mapping, bool)):
         return f"expected a JSON Schema object, got {short_json(schema)}"
@@ -143,11 +143,11 @@ def _refusal(schema: Any) -> str | None:
             return f"nested deeper than {MAX_SCHEMA_DEPTH} levels"
         if key in _REF_KEYS and not (isinstance(value, str) and value.startswith("#")):
             return f"{key} {short_json(value)} points outside the schema (never fetched)"
-        if key in _REGEX_KEYS and isinstance(value, str) and has_nested_quantifier(value):
+        if key in _REGEX_KEYS and isinstance(value, str) and backtracking_risk(value):
             return f"pattern {short_json(value)} can backtrack without bound"
         if key == "patternProperties" and isinstance(value, Mapping):
             for pattern in value:
-                if has_nested_quantifier(str(pattern)):
+                if backtracking_risk(str(pattern)):
                     return f"pattern {short_json(pattern)} can backtrack without bound"
     return None
 

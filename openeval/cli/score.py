@@ -51,7 +51,9 @@ _PROGRESS_EVERY = 0.25
                    "zstd-compressed (results.jsonl.zst).")
 @click.option("--sample", type=click.IntRange(min=1), metavar="N",
               help="Score only N traces: those with the smallest hash of their trace id (the "
-                   "same N on every run and engine). The others are counted, not scored.")
+                   "same N on every run and engine). The others are counted, not scored. "
+                   "Whoever picks the trace ids can steer which are picked: with untrusted "
+                   "ids, score every trace.")
 @options.gate_flags("With gates, failures of other checks do not fail the run.")
 @click.option("--engine", default="local", show_default=True, metavar="NAME",
               help="Score in this process (local), on Ray Data (ray), or on a registered "

@@ -21,6 +21,7 @@ The time limit (proposals/0070-code-checks-and-pytest.md, "Time limits"):
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import threading
@@ -96,11 +97,17 @@ def guarded(
         raise code_error(f"{what} raised {reason}", *place) from None
 
 
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+"""The memory address in a default repr (``<Thing object at 0x7f...>``): it differs on every
+run, and result files must not."""
+
+
 def safe_text(show: Callable[[Any], str], value: Any) -> str:
-    """Return ``show(value)`` (``str`` or ``repr``), or a placeholder when the user's own
-    ``__str__``/``__repr__`` raises: describing a failure must not fail."""
+    """Return ``show(value)`` (``str`` or ``repr``) without memory addresses, or a placeholder
+    when the user's own ``__str__``/``__repr__`` raises: describing a failure must not fail,
+    nor differ from run to run (an exception carrying an object's repr)."""
     try:
-        return show(value)
+        return ADDRESS.sub("", show(value))
     except Exception:
         return f"<{type(value).__name__} that cannot be shown>"
 

@@ -24,6 +24,7 @@ test case error saying how to rewrite it, never a hung run.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from collections.abc import Callable
@@ -69,8 +70,13 @@ OVERLAPPING_ALTERNATIVES = (
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def backtracking_risk(pattern: str) -> str | None:
-    """Return why ``pattern`` may backtrack exponentially (one of the texts above), or None."""
+    """Return why ``pattern`` may backtrack exponentially (one of the texts above), or None.
+
+    Cached: every check that carries built-in patterns asks about the same ones, and a
+    configuration of thousands of checks would otherwise parse them thousands of times.
+    """
     if has_nested_quantifier(pattern):
         return NESTED_QUANTIFIER
     if has_overlapping_alternatives(pattern):

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 
 from openeval.production.engines import DEFAULT_ENGINE, get_engine
 from openeval.production.gate import ScoreVerdict, check_gate_names, score_verdict
-from openeval.production.inputs import score_inputs
+from openeval.production.inputs import outside_output, score_inputs
 from openeval.production.output import (
     RESULTS_NAME,
+    SUMMARY_NAME,
     Progress,
     check_results_name,
     write_score_output,
@@ -73,7 +74,9 @@ def score_to_folder(
 
     Raises OpenEvalError (before any trace is read) for checks that configure nothing, a gate
     on a check the plan does not run, an unknown trace format or engine, a results name that
-    is not a plain file name, or inputs that name nothing; and while scoring, for an output
+    is not a plain file name, inputs that name nothing, or a file named as input inside
+    ``output`` (which the run rewrites; files found there by a folder walk are left out, so
+    results are never read back as traces); and while scoring, for an output
     folder that cannot be written or a failed engine.
     """
     rules = [GateRule(*gate) for gate in gates]
@@ -89,6 +92,8 @@ def score_to_folder(
     check_results_name(results_name)
     run = get_engine(engine)
     files = score_inputs(list(inputs))
+    if output is not None:  # an output folder inside an input folder is not read back
+        files = outside_output(list(inputs), files, Path(output), {results_name, SUMMARY_NAME})
     rows = run(files, plan, address=address, sample=sample, trace_format=trace_format,
                options=options)
     summary = write_score_output(

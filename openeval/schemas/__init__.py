@@ -115,19 +115,22 @@ def schema_error(schema: Any) -> str | None:
     return None
 
 
-def schema_problems(value: Any, schema: Any, *, limit: int) -> list[str]:
+def schema_problems(
+    value: Any, schema: Any, *, limit: int, max_subject: int | None = None
+) -> list[str]:
     """Return where ``value`` breaks a user's JSON Schema ``schema``, as ``$.path: what`` lines.
 
     The project's one schema validator (jsonschema, Draft 2020-12) with its messages worded as
     :func:`validate` words them; shortest path first, then document order; at most ``limit``.
     ``schema`` must be valid (:func:`schema_error`). A value nested past the validator's reach
-    is one problem, never a crash.
+    is one problem, never a crash. With ``max_subject``, a ``pattern`` or ``patternProperties``
+    regex searches at most that many characters (Python's ``re`` cannot be stopped once
+    started): a longer string or key is a problem ("not matched"), never a match. Refusing
+    the patterns that backtrack exponentially is the caller's (the schema is a user's).
     """
-    from jsonschema import Draft202012Validator
-
     found: list[ValidationError] = []
     try:
-        for problem in Draft202012Validator(schema).iter_errors(value):
+        for problem in _validator_class(max_subject)(schema).iter_errors(value):
             found.append(problem)
             if len(found) >= limit:
                 break
@@ -177,3 +180,39 @@ def validate(
     first = min(problems, key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
     path, expected = _describe(first)
     raise error(expected, source=source, location=path or None)
+
+
+@cache
+def _validator_class(max_subject: int | None) -> Any:
+    """Draft 2020-12, its ``pattern`` and ``patternProperties`` searching bounded strings."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.validators import extend
+
+    if max_subject is None:
+        return Draft202012Validator
+
+    plain_pattern = Draft202012Validator.VALIDATORS["pattern"]
+    plain_properties = Draft202012Validator.VALIDATORS["patternProperties"]
+
+    def too_long(text: str, what: str) -> ValidationError:
+        return ValidationError(
+            f"{what} of {len(text):,} characters, longer than the {max_subject:,} a "
+            "schema pattern searches: not matched")
+
+    def pattern(validator: Any, wanted: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(instance, str) and len(instance) > max_subject:
+            yield too_long(instance, "a string")
+            return
+        yield from plain_pattern(validator, wanted, instance, schema)
+
+    def pattern_properties(validator: Any, wanted: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(instance, dict):
+            long_key = next((k for k in instance if len(k) > max_subject), None)
+            if long_key is not None:
+                yield too_long(long_key, "a key")
+                return
+        yield from plain_properties(validator, wanted, instance, schema)
+
+    return extend(Draft202012Validator, {"pattern": pattern,  # type: ignore[no-untyped-call]
+                                         "patternProperties": pattern_properties})

@@ -54,6 +54,10 @@ PYPROJECT_NAME = "pyproject.toml"
 PYPROJECT_TABLE = "tool.openeval"
 MAX_CONFIG_BYTES = 1_000_000
 """Largest configuration file read; a bigger one is refused, not parsed."""
+MAX_CONFIG_DEPTH = 64
+"""Deepest nesting of tables and arrays in a configuration file. A dotted key nests one table
+per dot (``a.a.a...``), and the checks that walk a document recurse once per level; real files
+nest a handful of levels (a JSON schema in a check's settings a few more)."""
 
 CASE_KEYS = (
     "metrics", "thresholds", "trajectory", "checks", "max_steps", "timeout_seconds",
@@ -188,19 +192,28 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
-def _json_only(value: Any, layer: ConfigLayer, path: str) -> None:
-    """Refuse TOML values JSON cannot hold (dates and times): settings end up in result files."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _json_only(item, layer, f"{path}.{key}" if path else key)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            _json_only(item, layer, f"{path}[{i}]")
-    elif not isinstance(value, (str, int, float, bool)):
-        raise layer.error(
-            f"a {type(value).__name__} value; settings must be strings, numbers, booleans, "
-            "arrays or tables (write a date as a string)", path,
-        )
+def _json_only(document: Any, layer: ConfigLayer) -> None:
+    """Refuse TOML values JSON cannot hold (dates and times): settings end up in result files.
+    Also refuse nesting deeper than MAX_CONFIG_DEPTH, before anything recurses into it."""
+    todo: list[tuple[Any, str, int]] = [(document, "", 0)]
+    while todo:
+        value, path, depth = todo.pop()
+        if isinstance(value, (dict, list)) and depth >= MAX_CONFIG_DEPTH:
+            raise layer.error(
+                f"nested more than {MAX_CONFIG_DEPTH} tables or arrays deep (a dotted key "
+                "nests one table per dot); configurations nest a few levels", path,
+            )
+        if isinstance(value, dict):
+            todo += [(item, f"{path}.{key}" if path else key, depth + 1)
+                     for key, item in reversed(value.items())]
+        elif isinstance(value, list):
+            todo += [(item, f"{path}[{i}]", depth + 1)
+                     for i, item in reversed(list(enumerate(value)))]
+        elif not isinstance(value, (str, int, float, bool)):
+            raise layer.error(
+                f"a {type(value).__name__} value; settings must be strings, numbers, booleans, "
+                "arrays or tables (write a date as a string)", path,
+            )
 
 
 def read_config_file(path: str | Path, *, folder: str = "") -> ConfigLayer | None:
@@ -226,7 +239,7 @@ def read_config_file(path: str | Path, *, folder: str = "") -> ConfigLayer | Non
     layer = ConfigLayer(source, folder, document, key_lines(text), prefix)
     if not isinstance(document, dict):
         raise layer.error("expected a table", PYPROJECT_TABLE)
-    _json_only(document, layer, "")
+    _json_only(document, layer)
     try:
         validate(document, "config", source=source, error=TestCaseError)
     except TestCaseError as exc:

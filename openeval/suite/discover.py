@@ -170,9 +170,13 @@ def _walk(root: Path, specs: list[CaseSpec]) -> Iterator[tuple[Path, list[str], 
 
 
 def display_path(path: Path | str) -> str:
-    """Return a path as readable text: POSIX style, bytes that are not UTF-8 escaped."""
+    """Return a path as readable text: POSIX style, bytes that are not UTF-8 escaped.
+
+    The path's bytes are read as UTF-8 whatever the locale: under a Latin-1 filesystem
+    encoding ``ü`` arrives as ``Ã¼``, and case ids (and so result file names) would differ
+    from machine to machine."""
     text = path.as_posix() if isinstance(path, Path) else path
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return os.fsencode(text).decode("utf-8", "backslashreplace")
 
 
 def _case_id(root: Path, path: Path) -> str:

@@ -15,6 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+MAX_PARTS = 80
+"""Parts of a dotted key mapped, at most: a configuration nesting deeper is refused anyway
+(``MAX_CONFIG_DEPTH``), and mapping every prefix of a key of a thousand parts on each of
+many lines would hold the square of the file's size."""
+
 _LAST_SEGMENT = re.compile(r"(\.[^.\[\]]+|\[[0-9]+\])$")
 
 
@@ -106,12 +111,14 @@ class _Scanner:
         self.array_key = ""  # the key whose multi-line array is being read
         self.array_items = 0
 
-    def _resolve(self, parts: list[str], base: str = "") -> str:
-        path = base
+    def _resolve(self, parts: list[str], record: int | None = None) -> str:
+        path = ""
         for part in parts:
             path = f"{path}.{part}" if path else part
             if path in self.arrays:
                 path = f"{path}[{self.arrays[path] - 1}]"
+            if record is not None:
+                self._record(path, record)
         return path
 
     def _record(self, path: str, number: int) -> None:
@@ -133,8 +140,8 @@ class _Scanner:
             return
         if stripped.startswith("[["):
             name = stripped[2:stripped.find("]]")] if "]]" in stripped else stripped[2:]
-            parts = _split_key(name)
-            parent = self._resolve(parts[:-1])
+            parts = _split_key(name)[:MAX_PARTS]
+            parent = self._resolve(parts[:-1], record=number)
             path = f"{parent}.{parts[-1]}" if parent else parts[-1]
             self.arrays[path] = self.arrays.get(path, 0) + 1
             self.table = f"{path}[{self.arrays[path] - 1}]"
@@ -143,15 +150,16 @@ class _Scanner:
             return
         if stripped.startswith("["):
             name = stripped[1:stripped.find("]")] if "]" in stripped else stripped[1:]
-            self.table = self._resolve(_split_key(name))
-            self._record(self.table, number)
+            # The tables a header creates on its way (``[a.b]`` makes ``a``) are declared here
+            # too, unless an earlier line did; an error about one of them then has a line.
+            self.table = self._resolve(_split_key(name)[:MAX_PARTS], record=number)
             return
         assignment = _split_assignment(stripped)
         if assignment is None:
             return
         key, value = assignment
         path = self.table
-        for part in _split_key(key):
+        for part in _split_key(key)[:MAX_PARTS]:
             path = f"{path}.{part}" if path else part
             self._record(path, number)
         self.string = _opens_multiline_string(value)
