@@ -113,7 +113,8 @@ def discover(suite_dir: str | Path) -> list[CaseSpec]:
         # case is errored, never silently missing.
         testcases = sorted(n for n in names + dirnames if is_testcase_name(n))
         traces = [n for n in names if is_trace_name(n)]
-        specs += [_folder_case(root, folder, name, traces) for name in testcases]
+        specs += [_folder_case(root, folder, name, traces, names, dirnames)
+                  for name in testcases]
         if traces and not testcases:
             specs += _misnamed_cases(root, folder, names)
     if not specs:
@@ -205,7 +206,10 @@ def _legacy_cases(root: Path, folder: Path, names: list[str]) -> list[CaseSpec]:
     return specs
 
 
-def _folder_case(root: Path, folder: Path, name: str, traces: list[str]) -> CaseSpec:
+def _folder_case(
+    root: Path, folder: Path, name: str, traces: list[str], files: list[str],
+    folders: list[str],
+) -> CaseSpec:
     testcase = folder / name
     # A case folder is named by its path. A suite that is itself one case folder has no path
     # to name it by: the empty id asks for its task id, read when the case runs.
@@ -219,7 +223,7 @@ def _folder_case(root: Path, folder: Path, name: str, traces: list[str]) -> Case
         own = [t for t in traces if t.startswith(stem + ".trace")]
         traces = own or traces
     else:
-        trials = _trials(folder)
+        trials = _trials(folder, files, folders)
         if trials is not None:
             return _trials_case(case_id, testcase, folder, trials, traces)
     if len(traces) == 1:
@@ -235,14 +239,17 @@ def _folder_case(root: Path, folder: Path, name: str, traces: list[str]) -> Case
     return CaseSpec(case_id, testcase, None, problem)
 
 
-def _trials(folder: Path) -> tuple[list[Path], str] | None:
+def _trials(
+    folder: Path, listed_files: list[str], listed_folders: list[str]
+) -> tuple[list[Path], str] | None:
     """Return the trial traces of a case folder and where they are (or, with no trace, why
-    they cannot be used); None when it has no trials."""
+    they cannot be used); None when it has no trials. ``listed_files`` and ``listed_folders``
+    are what the walk listed in ``folder``, so the folder is not listed a second time."""
     try:
-        numbered = [folder / n for n in sorted(os.listdir(folder), key=natural_key)
+        numbered = [folder / n for n in sorted(listed_files, key=natural_key)
                     if is_trial_name(n) and (folder / n).is_file()]
         trials_dir = folder / TRIALS_FOLDER
-        if not trials_dir.is_dir():
+        if TRIALS_FOLDER not in listed_folders or not trials_dir.is_dir():
             return (numbered, "trace-N files") if numbered else None
         if numbered:
             return [], (f"both trace-N files and a {TRIALS_FOLDER}/ folder; keep one kind of "
