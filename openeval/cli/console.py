@@ -92,6 +92,9 @@ def _plain_trial_lines(case: CaseResult) -> list[str]:
             continue
         lines.append(f"    trial {label}: {trial.status}")
         lines += ["  " + _result_line(c) for c in trial.checks if c.verdict in ("fail", "error")]
+    report_only = sorted({c.name for trial in case.trials for c in trial.checks if c.report_only})
+    lines += [f"    report only {printable(name)}: pass line 0, so its scores are reported, not "
+              "judged" for name in report_only]
     return lines
 
 

@@ -374,9 +374,12 @@ def _cell(check: CheckResult | None) -> str:
 _WORST_FIRST: tuple[Verdict, ...] = ("error", "fail", "pass", "n.a.")
 
 
-def _trials_cell(verdicts: Sequence[Verdict]) -> str:
+def _trials_cell(case: CaseResult, name: str) -> str:
     """One check over a case's trials: the worst verdict's class (so the filters and the
-    sort treat a check that failed one trial as failed), and how many judged trials passed."""
+    sort treat a check that failed one trial as failed), and how many judged trials passed;
+    "report only" when every trial's result has a pass line of 0, as for one result."""
+    held = [c for record in case.judged() for c in record.checks if c.name == name]
+    verdicts = [c.verdict for c in held]
     if not verdicts:
         return '<td class="v-none">-</td>'
     worst = next(v for v in _WORST_FIRST if v in verdicts)
@@ -385,6 +388,9 @@ def _trials_cell(verdicts: Sequence[Verdict]) -> str:
         return f'<td class="{_VERDICT_CLASS["n.a."]}">{SYMBOL["n.a."]} n.a.</td>'
     passed = judged.count("pass")
     title = f"{passed} of {len(judged)} judged trials passed"
+    if all(c.report_only for c in held):
+        return (f'<td class="{_VERDICT_CLASS[worst]} v-report"><abbr title="report only: pass '
+                f'line 0; {title}">report only</abbr> {passed}/{len(judged)}</td>')
     return (f'<td class="{_VERDICT_CLASS[worst]}"><abbr title="{title}">{SYMBOL[worst]}</abbr> '
             f"{passed}/{len(judged)}</td>")
 
@@ -392,7 +398,7 @@ def _trials_cell(verdicts: Sequence[Verdict]) -> str:
 def _case_row(index: int, case: CaseResult, names: Sequence[str]) -> str:
     status = case.status
     if case.trials:
-        cells = "".join(_trials_cell(case.verdicts(name)) for name in names)
+        cells = "".join(_trials_cell(case, name) for name in names)
     else:
         by_name = {c.name: c for c in case.checks}
         cells = "".join(_cell(by_name.get(name)) for name in names)

@@ -97,3 +97,26 @@ def test_a_boolean_cell_says_what_it_found(name: str, value: bool, lower: bool, 
 
     score = Score(value, "BOOLEAN", None, name, False if lower else None)
     assert boolean_text(score) == text
+
+
+TRIALS = SUITE.with_name("report_only_trials")
+"""small-refund again, run as two trials: each trial's argument_correctness is report only."""
+
+
+def test_a_report_only_check_over_trials_is_report_only_in_the_html() -> None:
+    html = render(run_suite(TRIALS.as_posix()), "html")
+    assert ('<td class="v-pass v-report"><abbr title="report only: pass line 0; 2 of 2 judged '
+            'trials passed">report only</abbr> 2/2</td>') in html
+    assert html.count('<abbr title="2 of 2 judged trials passed">✓</abbr> 2/2') == 2
+
+
+def test_a_report_only_check_over_trials_is_named_on_the_console() -> None:
+    result = CliRunner().invoke(main, ["run", "--suite", TRIALS.as_posix()])
+    lines = result.output.splitlines()
+    assert lines[:4] == [
+        "PASS  small-refund (2 of 2 trials passed, rule all, stable-pass)",
+        "    trial trials/1.trace.json: passed",
+        "    trial trials/2.trace.json: passed",
+        "    report only argument_correctness: pass line 0, so its scores are reported, not "
+        "judged",
+    ]
