@@ -1,10 +1,14 @@
 """What of ``turn_expectations`` a case table cannot show: the records kept in the result's data,
-a turn's check that cannot judge its segment, and the same turns read from each message source."""
+a turn's check that cannot judge its segment, and the same turns read from each message source
+(and from a recorded OTel conversation)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from openeval import load_trace
 from openeval.metrics import get_metric
 from openeval.models import AgentTrace, EvalTestCase, Message, TraceStep
 from openeval.scoring import compile_plan, score
@@ -81,6 +85,26 @@ def test_each_message_source_splits_the_same_two_turns(source: str) -> None:
                                                  "times": 1}],
               "checks": [{"check": "contains", "values": [f"Refunded {o}"]}]}
              for k, o in ((1, "A"), (2, "B"))]
+    result = get_metric("turn_expectations").score(trace, EvalTestCase(task_id="t", turns=turns))
+    assert (result.passed, result.details) == (True, "turn expectations held: 2/2")
+    swapped = [{**turns[0], "user": 2}, {**turns[1], "user": 1}]
+    result = get_metric("turn_expectations").score(trace, EvalTestCase(task_id="t",
+                                                                       turns=swapped))
+    assert result.passed is False and result.score == 0.0
+
+
+RECORDED = Path(__file__).parents[1] / "data" / "adapters"
+
+
+@pytest.mark.parametrize("recording", ["otel_openai_v2/two_turns.otlp.jsonl"])
+def test_a_recorded_two_turn_conversation_is_judged_turn_by_turn(recording: str) -> None:
+    # OTel with content: the official OpenAI instrumentation, one trace per chat call, where
+    # the user asks about Rome after the answer about Paris.
+    trace = load_trace(RECORDED / recording)
+    turns = [{"user": k, "expected_tool_calls": [{"tool": "get_weather", "args": {"city": c},
+                                                 "times": 1}],
+              "expected_output_contains": [f"sunny in {c}"]}
+             for k, c in ((1, "Paris"), (2, "Rome"))]
     result = get_metric("turn_expectations").score(trace, EvalTestCase(task_id="t", turns=turns))
     assert (result.passed, result.details) == (True, "turn expectations held: 2/2")
     swapped = [{**turns[0], "user": 2}, {**turns[1], "user": 1}]

@@ -111,3 +111,34 @@ def weather_model(city: str, *more: str) -> httpx2.MockTransport:
                                headers={"content-type": "text/event-stream"})
 
     return httpx2.MockTransport(reply)
+
+
+def asked_city_model() -> httpx2.MockTransport:
+    """Return a transport whose model calls get_weather for the city that ends the latest user
+    message ("... in Rome?"), then answers from the tool's result: a conversation may go on
+    with a second question, and each user turn gets its own call."""
+    import httpx2
+
+    def reply(request: httpx2.Request) -> httpx2.Response:
+        messages = json.loads(request.content)["messages"]
+        last = messages[-1]
+        if last["role"] == "tool":
+            city = json.loads(last["content"])["city"]
+            message: dict[str, Any] = {"role": "assistant",
+                                       "content": f"It is 18°C and sunny in {city}."}
+            finish = "stop"
+        else:
+            city = last["content"].rstrip("?").split()[-1]
+            asked = sum(m["role"] == "user" for m in messages)
+            message = {"role": "assistant", "content": None, "tool_calls": [{
+                "id": f"call_{asked}", "type": "function",
+                "function": {"name": "get_weather", "arguments": json.dumps({"city": city})},
+            }]}
+            finish = "tool_calls"
+        return httpx2.Response(200, json={
+            "id": "chatcmpl-1", "object": "chat.completion", "created": CREATED, "model": MODEL,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 52, "completion_tokens": 14, "total_tokens": 66},
+        })
+
+    return httpx2.MockTransport(reply)
