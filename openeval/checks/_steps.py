@@ -252,7 +252,8 @@ def call_key(name: str, args: Any) -> str:
             pass
         else:
             if (b".0" not in text and b"e+" not in text and b"null" not in text
-                    and text.count(b"{") + text.count(b"[") <= _CANONICAL_DEPTH):
+                    and (len(text) <= _CANONICAL_DEPTH  # too short to nest past the cap
+                         or text.count(b"{") + text.count(b"[") <= _CANONICAL_DEPTH)):
                 return f"{name}\x00{text.decode()}"
     return general_call_key(name, args)
 
