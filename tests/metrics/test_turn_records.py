@@ -5,6 +5,7 @@ a turn's check that cannot judge its segment, and the same turns read from each 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,6 +71,16 @@ def _langchain(order: str, n: int) -> list[dict[str, object]]:
     ]
 
 
+def assert_held_turn_by_turn(trace: AgentTrace, turns: list[dict[str, Any]]) -> None:
+    """The two turns hold as written, and neither holds with their user turns swapped."""
+    result = get_metric("turn_expectations").score(trace, EvalTestCase(task_id="t", turns=turns))
+    assert (result.passed, result.details) == (True, "turn expectations held: 2/2")
+    swapped = [{**turns[0], "user": 2}, {**turns[1], "user": 1}]
+    result = get_metric("turn_expectations").score(trace, EvalTestCase(task_id="t",
+                                                                       turns=swapped))
+    assert result.passed is False and result.score == 0.0
+
+
 SOURCES = {"openai": ("from_openai_messages", _openai),
            "anthropic": ("from_anthropic_messages", _anthropic),
            "langchain": ("from_langchain_messages", _langchain)}
@@ -85,12 +96,7 @@ def test_each_message_source_splits_the_same_two_turns(source: str) -> None:
                                                  "times": 1}],
               "checks": [{"check": "contains", "values": [f"Refunded {o}"]}]}
              for k, o in ((1, "A"), (2, "B"))]
-    result = get_metric("turn_expectations").score(trace, EvalTestCase(task_id="t", turns=turns))
-    assert (result.passed, result.details) == (True, "turn expectations held: 2/2")
-    swapped = [{**turns[0], "user": 2}, {**turns[1], "user": 1}]
-    result = get_metric("turn_expectations").score(trace, EvalTestCase(task_id="t",
-                                                                       turns=swapped))
-    assert result.passed is False and result.score == 0.0
+    assert_held_turn_by_turn(trace, turns)
 
 
 RECORDED = Path(__file__).parents[1] / "data" / "adapters"
@@ -105,9 +111,4 @@ def test_a_recorded_two_turn_conversation_is_judged_turn_by_turn(recording: str)
                                                  "times": 1}],
               "expected_output_contains": [f"sunny in {c}"]}
              for k, c in ((1, "Paris"), (2, "Rome"))]
-    result = get_metric("turn_expectations").score(trace, EvalTestCase(task_id="t", turns=turns))
-    assert (result.passed, result.details) == (True, "turn expectations held: 2/2")
-    swapped = [{**turns[0], "user": 2}, {**turns[1], "user": 1}]
-    result = get_metric("turn_expectations").score(trace, EvalTestCase(task_id="t",
-                                                                       turns=swapped))
-    assert result.passed is False and result.score == 0.0
+    assert_held_turn_by_turn(trace, turns)
