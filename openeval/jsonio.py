@@ -335,15 +335,30 @@ def read_json_file(
     holds one key twice is refused (JSON parsers keep the last one silently, so a test case
     saying ``"max_steps"`` twice would run with whichever came last).
     """
+    return parse_json_file(read_json_bytes(path, error=error), path, error=error,
+                           unique_keys=unique_keys)
+
+
+def read_json_bytes(path: Path, *, error: type[OpenEvalError] = OpenEvalError) -> bytes:
+    """Return the bytes of the JSON file ``path`` (a regular file, at most
+    :data:`MAX_JSON_FILE_BYTES`), for a caller that also looks at them before parsing."""
     handle, size = open_regular(path, error=error, expected="a JSON file")
     try:
         with handle:
             if size > MAX_JSON_FILE_BYTES:
                 raise error(f"{size} bytes, over the {MAX_JSON_FILE_BYTES}-byte limit for one "
                             "JSON file", source=path)
-            data = handle.read(size + 1)
+            return handle.read(size + 1)
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", source=path) from None
+
+
+def parse_json_file(
+    data: bytes, path: Path, *, error: type[OpenEvalError] = OpenEvalError,
+    unique_keys: bool = False,
+) -> Any:
+    """Return the JSON value of ``data``, the bytes of the file ``path``, read as
+    :func:`read_json_file` reads a file."""
     # Nested at most MAX_JSON_DEPTH levels: deeper, a schema check or a walk would recurse
     # past Python's limit (a test case's 1,000-deep value, a committed results file).
     value = parse_json(data, source=path, error=error, max_depth=MAX_JSON_DEPTH,

@@ -32,8 +32,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from openeval.errors import OpenEvalError, ResultFileError
-from openeval.io.files import open_regular
-from openeval.jsonio import MAX_JSON_FILE_BYTES, dump_json, read_json_file
+from openeval.jsonio import dump_json, parse_json_file, read_json_bytes, read_json_file
 from openeval.results.records import CaseResult, CheckResult, CheckSpec, SuiteResult
 from openeval.results.trials import TrialsRule
 from openeval.schemas import validate
@@ -416,29 +415,25 @@ def _read_document(
             f"lists {path.name}, which is missing", source=summary_path,
             location=f"result_files[{index}]",
         )
+    data = read_json_bytes(path, error=ResultFileError)
     if digests is not None:
-        _check_digest(path, summary_path, digests)
-    return read_json_file(path, error=ResultFileError)
+        _check_digest(path, summary_path, digests, data)
+    return parse_json_file(data, path, error=ResultFileError)
 
 
-def _check_digest(path: Path, summary_path: Path, digests: Digests) -> None:
-    """Raise ResultFileError unless ``path`` holds the bytes the summary records for it."""
+def _check_digest(path: Path, summary_path: Path, digests: Digests, data: bytes) -> None:
+    """Raise ResultFileError unless ``data``, read from ``path``, is what the summary records
+    for it."""
     recorded = digests.get(path.name)
     if recorded is None:
         raise ResultFileError(f"records no digest for {path.name}", source=summary_path,
                               location="result_digests")
-    try:
-        handle, size = open_regular(path, error=ResultFileError, expected="a result file")
-        with handle:
-            found = digest_of(handle.read(size + 1)) if size <= MAX_JSON_FILE_BYTES else None
-    except OSError as exc:
-        raise ResultFileError(f"cannot read: {exc.strerror}", source=path) from None
+    found = digest_of(data)
     if found != recorded:
         raise ResultFileError(
             f"is not the file the run wrote: summary.json records {recorded.get('bytes')} bytes "
             f"with SHA-256 {str(recorded.get('sha256'))[:12]}..., the file "
-            + (f"holds {found['bytes']} bytes with SHA-256 {found['sha256'][:12]}..."
-               if found is not None else f"is {size} bytes")
+            + f"holds {found['bytes']} bytes with SHA-256 {found['sha256'][:12]}..."
             + " (cut short or changed after the run; run it again)",
             source=path,
         )

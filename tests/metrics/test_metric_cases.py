@@ -74,8 +74,8 @@ def test_every_metric_has_a_case_file() -> None:
     assert sorted(p.stem for p in DATA.glob("*.json")) == sorted(metric_names())
 
 
-@pytest.mark.parametrize(("metric_name", "case"), CASES)
-def test_metric_case(metric_name: str, case: dict[str, Any]) -> None:
+def case_inputs(case: dict[str, Any]) -> tuple[AgentTrace, EvalTestCase]:
+    """Return the trace and the test case a case row describes."""
     trace = AgentTrace(
         task_id="case",
         steps=[expand_step(i, s) for i, s in enumerate(case["steps"])],
@@ -86,7 +86,12 @@ def test_metric_case(metric_name: str, case: dict[str, Any]) -> None:
         metadata=case.get("metadata", {}),
         signals=case.get("signals"),
     )
-    test_case = EvalTestCase.from_dict({"task_id": "case", **case.get("testcase", {})})
+    return trace, EvalTestCase.from_dict({"task_id": "case", **case.get("testcase", {})})
+
+
+@pytest.mark.parametrize(("metric_name", "case"), CASES)
+def test_metric_case(metric_name: str, case: dict[str, Any]) -> None:
+    trace, test_case = case_inputs(case)
     result = get_metric(metric_name).score(trace, test_case)
     assert result.metric_name == metric_name
     assert result.score == pytest.approx(case["score"], abs=1e-9), result.details
@@ -102,17 +107,7 @@ def test_metric_case(metric_name: str, case: dict[str, Any]) -> None:
 def test_one_plan_scores_every_trace_alike(metric_name: str, case: dict[str, Any]) -> None:
     # A plan compiles the case once for every trace it scores: forms built on another trace
     # first must give the same result as the metric measuring the case alone.
-    trace = AgentTrace(
-        task_id="case",
-        steps=[expand_step(i, s) for i, s in enumerate(case["steps"])],
-        final_output=case.get("final_output", ""),
-        actual_state=case.get("actual_state", {}),
-        initial_state=case.get("initial_state"),
-        messages=[Message.from_dict(m) for m in case.get("messages", [])],
-        metadata=case.get("metadata", {}),
-        signals=case.get("signals"),
-    )
-    test_case = EvalTestCase.from_dict({"task_id": "case", **case.get("testcase", {})})
+    trace, test_case = case_inputs(case)
     alone = get_metric(metric_name).measure(trace, test_case)
     # Built by hand: some cases are ones compile_plan refuses (a threshold a verdict ignores).
     plan = CasePlan(test_case, (CheckSpec(kind=metric_name, name=metric_name, family="metric"),))
