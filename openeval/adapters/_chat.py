@@ -102,7 +102,10 @@ class Turn:
     @property
     def text(self) -> str:
         """Return the turn's visible text, its parts joined by newlines."""
-        return "\n".join(t for t in self.texts if t)
+        texts = self.texts
+        if len(texts) < 2:  # most turns: no join to make
+            return texts[0] if texts else ""
+        return "\n".join(t for t in texts if t)
 
 
 class StepList:
@@ -126,9 +129,10 @@ class StepList:
     def add_turn(self, turn: Turn) -> None:
         """Append a turn's steps: its reasoning, one thought with the telemetry, its calls."""
         number = self.turns.start()
-        reasoning = "\n".join(r for r in turn.reasoning if r)
+        steps = self.steps
+        reasoning = "\n".join(r for r in turn.reasoning if r) if turn.reasoning else ""
         if reasoning:
-            self.steps.append(
+            steps.append(
                 TraceStep(
                     step_id=0,
                     type="thought",
@@ -139,38 +143,38 @@ class StepList:
                     turn=number,
                 )
             )
-        self.steps.append(
-            TraceStep(
-                step_id=0,
-                type="thought",
-                content=turn.text,
-                timestamp=turn.timestamp,
-                finish_reason=turn.finish_reason,
-                provider=turn.provider,
-                model=turn.model,
-                tokens=turn.tokens,
-                latency_ms=turn.latency_ms,
-                turn=number,
-            )
+        text = turn.text
+        thought = TraceStep(
+            step_id=0,
+            type="thought",
+            content=text,
+            timestamp=turn.timestamp,
+            finish_reason=turn.finish_reason,
+            provider=turn.provider,
+            model=turn.model,
+            tokens=turn.tokens,
+            latency_ms=turn.latency_ms,
+            turn=number,
         )
-        self.turns.say("assistant", turn.text, turn=number)
+        self.turns.say("assistant", text, turn=number)
         # The parts as recorded: the calls made before the turn's first text, then its text.
-        thought = self.steps.pop()
+        before = turn.calls_before_text
+        asked = False
         for n, (step, call_id, awaits_result) in enumerate(turn.calls):
-            if n == turn.calls_before_text:
-                self.steps.append(thought)
+            if n == before:
+                steps.append(thought)
             step.timestamp = turn.timestamp
             step.turn = number
-            self.steps.append(step)
+            steps.append(step)
             if awaits_result:
+                asked = True
                 self.pairing.expect(step, call_id)
-        if turn.calls_before_text >= len(turn.calls):
-            self.steps.append(thought)
+        if before >= len(turn.calls):
+            steps.append(thought)
         if turn.answer is not None:
             self.turns.answer(turn.answer, asked_for_tools=False)
         else:
-            asked = any(awaits for _, _, awaits in turn.calls)
-            self.turns.answer(turn.text, asked_for_tools=asked)
+            self.turns.answer(text, asked_for_tools=asked)
 
     def add_result(
         self,
@@ -252,7 +256,10 @@ def tool_call_step(
     name: str, arguments: ToolArgs, *, tool_result: str | None = None, error: str | None = None
 ) -> TraceStep:
     """Return a ``tool_call`` step, with the raw text and error when the arguments are broken."""
-    errors = [e for e in (arguments.error, error) if e]
+    if arguments.error is None and error is None:
+        joined = None
+    else:
+        joined = "; ".join(e for e in (arguments.error, error) if e) or None
     return TraceStep(
         step_id=0,
         type="tool_call",
@@ -260,12 +267,17 @@ def tool_call_step(
         tool_name=name,
         tool_args=arguments.args,
         tool_result=tool_result,
-        error="; ".join(errors) or None,
+        error=joined,
     )
 
 
 Converter = Callable[[Any, str, Errors], AgentTrace]
 """``convert(payload, task_id, errors)``: reads one vendor's plain payload into a trace."""
+
+FastConverter = Callable[[Any, str, Errors], "AgentTrace | None"]
+"""A converter for the common shape of a payload, tried first: the same trace as the
+:data:`Converter`, or None to leave the payload to it. It may be handed a payload that is not
+plain JSON yet (SDK objects), and must return None for it."""
 
 
 TOOLS_KEY = "tools"
@@ -288,12 +300,19 @@ def _with_tools(trace: AgentTrace, tools: Any, errors: Errors) -> AgentTrace:
     return trace
 
 
-def trace_from_file(source: TraceSource, convert: Converter) -> AgentTrace:
-    """Return the trace in a bare or wrapped message document, read with ``convert``."""
+def trace_from_file(
+    source: TraceSource, convert: Converter, *, fast: FastConverter | None = None
+) -> AgentTrace:
+    """Return the trace in a bare or wrapped message document, read with ``fast`` when it
+    reads it, else with ``convert``."""
     document, tools = _split_tools(source.document())
     payload, overrides = split_envelope(document, PAYLOAD_KEY)
     errors = Errors(source.path)
-    trace = _with_tools(convert(payload, task_id_from_path(source.path), errors), tools, errors)
+    task_id = task_id_from_path(source.path)
+    read = fast(payload, task_id, errors) if fast is not None else None
+    if read is None:
+        read = convert(payload, task_id, errors)
+    trace = _with_tools(read, tools, errors)
     return apply_envelope(trace, overrides, source.path)
 
 
@@ -303,18 +322,27 @@ def trace_from_objects(
     *,
     task_id: str,
     given: dict[str, Any],
+    fast: FastConverter | None = None,
 ) -> AgentTrace:
     """Return the trace of in-memory messages (dicts or SDK objects, bare or wrapped).
 
     ``convert(payload, task_id, errors)`` reads the plain payload; ``given`` holds the caller's
     explicit envelope values (None or empty means "not given") and wins over a wrapped one.
+    ``fast``, when given, is tried first on a bare list as it came, before the copy that
+    ``convert`` needs (it refuses anything that is not plain JSON already).
     """
     errors = Errors(None)
-    plain, tools = _split_tools(to_plain(messages, errors, PAYLOAD_KEY))
-    payload, overrides = split_envelope(plain, PAYLOAD_KEY)
-    trace = _with_tools(convert(payload, task_id, errors), tools, errors)
+    trace = fast(messages, task_id, errors) if fast is not None and type(messages) is list \
+        else None
+    if trace is not None:
+        overrides: dict[str, Any] = {}
+    else:
+        plain, tools = _split_tools(to_plain(messages, errors, PAYLOAD_KEY))
+        payload, overrides = split_envelope(plain, PAYLOAD_KEY)
+        trace = _with_tools(convert(payload, task_id, errors), tools, errors)
     overrides.update({key: value for key, value in given.items() if given_value(key, value)})
-    return apply_envelope(trace, overrides, Path("<messages>"))
+    # Nothing to set: the trace as read (apply_envelope would copy it unchanged).
+    return apply_envelope(trace, overrides, Path("<messages>")) if overrides else trace
 
 
 # --- telling the two vendors' message lists apart -------------------------------------------

@@ -22,6 +22,7 @@ from openeval.jsonio import MAX_JSON_DEPTH, depth_message, join_path
 from openeval.models import AgentTrace, Message, MessageRole, TraceStep
 
 __all__ = [
+    "SCALAR_TYPES",
     "TRACE_SUFFIXES",
     "CallPairing",
     "Errors",
@@ -127,16 +128,17 @@ class CallPairing:
 
     def take(self, call_id: str | None, tool_name: str | None = None) -> TraceStep | None:
         """Return the call a result with ``call_id`` answers (no longer waiting), or None."""
+        waiting = self.waiting
         if call_id is not None:
-            for index, waiting in enumerate(self.waiting):
-                if waiting.call_id == call_id:
-                    return self.waiting.pop(index).step
-        for index, waiting in enumerate(self.waiting):
-            if call_id is not None and waiting.call_id is not None:
+            for index, open_call in enumerate(waiting):
+                if open_call.call_id == call_id:
+                    return waiting.pop(index).step
+        for index, open_call in enumerate(waiting):
+            if call_id is not None and open_call.call_id is not None:
                 continue
-            if tool_name is not None and waiting.step.tool_name != tool_name:
+            if tool_name is not None and open_call.step.tool_name != tool_name:
                 continue
-            return self.waiting.pop(index).step
+            return waiting.pop(index).step
         return None
 
 
@@ -171,7 +173,7 @@ class Turns:
         self, role: MessageRole, content: str, *, name: str | None = None, turn: int | None = None
     ) -> None:
         """Append one message of the conversation."""
-        self.messages.append(Message(role=role, content=content, name=name, turn=turn))
+        self.messages.append(Message(role, content, name, turn))  # positional: a hot path
 
     def answer(self, text: str, *, asked_for_tools: bool) -> None:
         """Record the text of the model turn just read, the final output unless it asked for
@@ -252,26 +254,27 @@ class _NotPlain(Exception):
     """Raised by :func:`_plain_copy` where :func:`_to_plain_at` raises a located error."""
 
 
-_SCALARS = frozenset({str, bool, int, float, type(None)})
+SCALAR_TYPES = frozenset({str, bool, int, float, type(None)})
+"""The exact types of the JSON scalars: what :func:`to_plain` keeps as they are."""
 
 
 def _plain_copy(value: Any, depth: int) -> Any:
     """:func:`_to_plain_at` without the JSON path of each value (built for every value, it
     cost more than the copy): the same result, or _NotPlain where that raises."""
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in SCALAR_TYPES:
         return value
     if kind is dict:
         if depth >= MAX_JSON_DEPTH:
             raise _NotPlain
         return {
-            str(key): item if type(item) in _SCALARS else _plain_copy(item, depth + 1)
+            str(key): item if type(item) in SCALAR_TYPES else _plain_copy(item, depth + 1)
             for key, item in value.items()
         }
     if kind is list:
         if depth >= MAX_JSON_DEPTH:
             raise _NotPlain
-        return [item if type(item) in _SCALARS else _plain_copy(item, depth + 1)
+        return [item if type(item) in SCALAR_TYPES else _plain_copy(item, depth + 1)
                 for item in value]
     if isinstance(value, (str, bool, int, float)):
         return value

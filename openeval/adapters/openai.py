@@ -34,9 +34,9 @@ from openeval.adapters._chat import (
     trace_from_file,
     trace_from_objects,
 )
-from openeval.adapters._toolkit import Errors, optional_str, token_counts
+from openeval.adapters._toolkit import SCALAR_TYPES, Errors, optional_str, token_counts
 from openeval.adapters.base import TraceSource
-from openeval.adapters.tool_args import ToolArgs, parse_tool_args
+from openeval.adapters.tool_args import ToolArgs, decoded_object, parse_tool_args
 from openeval.adapters.tool_definitions import merge_definitions, tool_definitions
 from openeval.models import AgentTrace, TraceStep
 
@@ -67,7 +67,7 @@ def from_openai_messages(
         "final_output": final_output, "input": input, "actual_state": actual_state,
         "metadata": metadata, "initial_state": initial_state,
     }
-    return trace_from_objects(messages, _convert, task_id=task_id, given=given)
+    return trace_from_objects(messages, _convert, task_id=task_id, given=given, fast=_convert_plain)
 
 
 class OpenAIAdapter:
@@ -91,7 +91,7 @@ class OpenAIAdapter:
 
     def load(self, source: TraceSource) -> AgentTrace:
         """Return the trace in ``source``; raise TraceFormatError naming the JSON path if broken."""
-        return trace_from_file(source, _convert)
+        return trace_from_file(source, _convert, fast=_convert_plain)
 
 
 ADAPTER = OpenAIAdapter()
@@ -104,6 +104,102 @@ def _convert(payload: Any, task_id: str, errors: Errors) -> AgentTrace:
     if reader.skipped:
         metadata["skipped_item_types"] = sorted(reader.skipped)
     return reader.steps.trace(task_id, errors, metadata)
+
+
+_PLAIN_KEYS = {
+    "assistant": frozenset({"role", "content", "name", "tool_calls", "refusal"}),
+    "tool": frozenset({"role", "content", "name", "tool_call_id"}),
+    "user": frozenset({"role", "content", "name"}),
+    "system": frozenset({"role", "content", "name"}),
+    "developer": frozenset({"role", "content", "name"}),
+}
+"""The keys the one-pass reader reads, by role: a message with any other key is left to the
+general reader."""
+_PLAIN_CALL_KEYS = frozenset({"id", "type", "function"})
+_PLAIN_FUNCTION_KEYS = frozenset({"name", "arguments"})
+
+
+def _convert_plain(payload: Any, task_id: str, errors: Errors) -> AgentTrace | None:
+    """:func:`_convert` for the common case, or None to leave the payload to it.
+
+    The common case is a Chat Completions list of plain dicts: text content, function calls
+    with JSON-text arguments, tool results. Read as the general reader reads it (the same
+    StepList and Turn), without copying the payload first and without a JSON path per value:
+    anything outside that shape, every malformed value included, returns None, so the general
+    reader decides and raises its own located error (proposals/0275-one-pass-chat-reader.md).
+    Every container the trace gets is built here, so it shares nothing mutable with the
+    payload, as the copy guaranteed.
+    """
+    if type(payload) is not list:
+        return None
+    steps = StepList()
+    for message in payload:
+        if type(message) is not dict:
+            return None
+        role = message.get("role")
+        keys = _PLAIN_KEYS.get(role) if type(role) is str else None
+        if keys is None or not message.keys() <= keys:
+            return None  # a function result, a Responses item, a role the reader refuses ...
+        content = message.get("content")
+        if type(content) is not str:
+            if content is not None:
+                return None
+            content = ""
+        if "name" in message and type(message["name"]) not in SCALAR_TYPES:
+            return None
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if type(call_id) not in SCALAR_TYPES:
+                return None
+            steps.add_result(call_id=call_id if type(call_id) is str and call_id else None,
+                             text=content)
+        elif role == "assistant":
+            turn = _plain_turn(message, content)
+            if turn is None:
+                return None
+            steps.add_turn(turn)
+        else:
+            steps.add_message("user" if role == "user" else "system", content)
+    return steps.trace(task_id, errors, {})
+
+
+def _plain_turn(message: dict[str, Any], content: str) -> Turn | None:
+    """Return an assistant message as :meth:`_Reader._read_assistant` reads it, or None."""
+    refusal = message.get("refusal")
+    if type(refusal) not in SCALAR_TYPES:
+        return None
+    texts = [content] if content else []
+    if type(refusal) is str and refusal:
+        texts.append(refusal)
+    turn = Turn(PROVIDER, [], texts)
+    tool_calls = message.get("tool_calls")
+    if tool_calls is None:
+        return turn
+    if type(tool_calls) is not list:
+        return None
+    for call in tool_calls:
+        if type(call) is not dict or not call.keys() <= _PLAIN_CALL_KEYS:
+            return None
+        kind = call.get("type")
+        call_id = call.get("id")
+        function = call.get("function")
+        if (kind is not None and kind != "function") or type(call_id) not in SCALAR_TYPES \
+                or type(function) is not dict or not function.keys() <= _PLAIN_FUNCTION_KEYS:
+            return None
+        name = function.get("name")
+        arguments = function.get("arguments")
+        if type(name) is not str or not name:
+            return None
+        if type(arguments) is str:
+            decoded = decoded_object(arguments)
+            step = TraceStep(step_id=0, type="tool_call", tool_name=name, tool_args=decoded) \
+                if decoded is not None else tool_call_step(name, parse_tool_args(arguments))
+        elif arguments is None:
+            step = tool_call_step(name, parse_tool_args(None))
+        else:
+            return None
+        turn.calls.append((step, call_id if type(call_id) is str and call_id else None, True))
+    return turn
 
 
 class _Reader:

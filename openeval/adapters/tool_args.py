@@ -34,6 +34,8 @@ def parse_tool_args(value: Any) -> ToolArgs:
     tool without parameters). Anything else (invalid JSON, a list, a number, an object nested
     past MAX_JSON_DEPTH) gives ``args=None`` with the raw text and the reason.
     """
+    if type(value) is str:  # the usual case first: JSON text from the model
+        return _parse_text(value)
     if isinstance(value, dict):
         if too_deep(value, MAX_JSON_DEPTH) is not None:
             return ToolArgs(
@@ -47,6 +49,10 @@ def parse_tool_args(value: Any) -> ToolArgs:
         return ToolArgs(
             None, dump_json_compact(value), f"{_NOT_OBJECT}: got {json_kind(value)}"
         )
+    return _parse_text(value)
+
+
+def _parse_text(value: str) -> ToolArgs:
     if not value.strip():
         return ToolArgs({})
     try:
@@ -63,6 +69,22 @@ def parse_tool_args(value: Any) -> ToolArgs:
         # Kept as text: a value that deep could not be written back out as JSON.
         return ToolArgs(None, value, f"arguments nested more than {MAX_JSON_DEPTH} levels deep")
     return ToolArgs(decoded)
+
+
+def decoded_object(text: str) -> dict[str, Any] | None:
+    """Return the JSON object ``text`` holds when :func:`parse_tool_args` reads it as arguments
+    with no error (``ToolArgs(decoded)``); None for anything else (blank, broken, not an
+    object, too deep), which :func:`parse_tool_args` explains. For readers that build the
+    step themselves on the usual path."""
+    try:
+        decoded = loads_exact(text)
+    except (orjson.JSONDecodeError, MemoryError, SystemError):
+        return None
+    if type(decoded) is not dict:
+        return None
+    if len(text) > _SHALLOW_TEXT and too_deep(decoded, MAX_JSON_DEPTH) is not None:
+        return None
+    return decoded
 
 
 _NOT_OBJECT = "arguments are not a JSON object"
