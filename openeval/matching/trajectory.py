@@ -376,12 +376,14 @@ class _Matching:
         self.by_key = by_key
         self.by_tool: dict[str, list[int]] = {}
         number = 0
+        include_denied = spec.include_denied
+        groups, by_tool, tools = self.groups, self.by_tool, self.tools
         for index, step in enumerate(steps):
             if step.type != "tool_call":
                 continue
             number += 1
             tool = step.tool_name or ""
-            if not spec.include_denied and (step.denied or step.error is not None):
+            if not include_denied and (step.denied or step.error is not None):
                 why = "denied" if step.denied else "called but failed"
                 if step.error:
                     why += f": {step.error}"
@@ -395,18 +397,18 @@ class _Matching:
             key = canonical_key(args)
             group = by_key.get((tool, key))
             if group is None:
-                group = len(self.groups)
+                group = len(groups)
                 by_key[(tool, key)] = group
-                self.groups.append(_Group(tool, args, key))
-                if tool in self.by_tool:
-                    self.by_tool[tool].append(group)
+                groups.append(_Group(tool, args, key))
+                if tool in by_tool:
+                    by_tool[tool].append(group)
                 else:
-                    self.by_tool[tool] = [group]
+                    by_tool[tool] = [group]
                 self.work += 1
-            self.groups[group].members.append(len(self.tools))
+            groups[group].members.append(len(tools))
             self.steps_at.append(index)
             self.numbers.append(number)
-            self.tools.append(tool)
+            tools.append(tool)
             self.turns.append(step.turn)
             self.group_of.append(group)
         self.kinds: list[list[int]] = []  # expected "kind" -> expected indices
@@ -504,8 +506,13 @@ class _Matching:
             if keys and len(members) > _INDEX_FROM:
                 index = self.index(call.tool, shape, keys, members)
                 pool = index.get(tuple(call.literal[key] for key in keys), [])
-            # Each (kind, group) pair is met once here: no memo, so memory stays small.
-            found.extend(group for group in pool if self.test(kind, group))
+            # Each (kind, group) pair is met once here: the memo is read (a strict match has
+            # tested some pairs already) but not grown, so memory stays small.
+            memo = self.memo
+            for group in pool:
+                known = memo.get((kind, group))
+                if known if known is not None else self.test(kind, group):
+                    found.append(group)
         found.sort(key=lambda group: self.groups[group].members[0])
         self.candidates_of[kind] = found
         return found
@@ -746,21 +753,24 @@ class _Matching:
             if self.compatible(self.kind_of[i], self.group_of[p]):
                 return {i: p}
             return {}
+        # First fit, testing only the calls still free: the pairing the first fit over every
+        # (expected, call) edge makes, without the tests it would never use.
+        taken: set[int] = set()
+        greedy: dict[int, int] = {}
+        for i in segment:
+            kind = self.kind_of[i]
+            for b, p in enumerate(block):
+                if b not in taken and self.compatible(kind, self.group_of[p]):
+                    taken.add(b)
+                    greedy[i] = p
+                    break
+        if len(greedy) == min(len(segment), len(block)):
+            return greedy  # one side fully paired: nothing can pair more
         edges = [
             [b for b, p in enumerate(block)
              if self.compatible(self.kind_of[i], self.group_of[p])]
             for i in segment
         ]
-        taken: set[int] = set()
-        greedy: dict[int, int] = {}
-        for i, options in zip(segment, edges, strict=True):
-            for b in options:
-                if b not in taken:
-                    taken.add(b)
-                    greedy[i] = block[b]
-                    break
-        if len(greedy) == min(len(segment), len(block)):
-            return greedy  # one side fully paired: nothing can pair more
         slot = {p: b for b, p in enumerate(block)}
         start = [slot[greedy[i]] if i in greedy else None for i in segment]
         if len(block) <= SMALL:
