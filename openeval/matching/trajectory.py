@@ -489,8 +489,9 @@ class _Matching:
             self.candidates_of[kind] = found
             return found
         found = []
-        names = call.names
+        names = None if mode in ("superset", "ignore") else call.names  # a new set per call
         required = call.required
+        memo = self.memo
         for shape, members in self.shapes(call.tool).items():
             self.work += 1
             if mode == "ignore":
@@ -498,22 +499,23 @@ class _Matching:
                 continue
             if not required <= shape and mode != "subset":
                 continue
-            if mode != "superset" and not shape <= names:
+            if names is not None and not shape <= names:
                 continue
-            keys = tuple(sorted(key for key in call.literal if key in shape))
             pool = members
             # A few candidates are tested directly; an index pays off on many.
-            if keys and len(members) > _INDEX_FROM:
-                index = self.index(call.tool, shape, keys, members)
-                pool = index.get(tuple(call.literal[key] for key in keys), [])
+            if len(members) > _INDEX_FROM:
+                keys = tuple(sorted(key for key in call.literal if key in shape))
+                if keys:
+                    index = self.index(call.tool, shape, keys, members)
+                    pool = index.get(tuple(call.literal[key] for key in keys), [])
             # Each (kind, group) pair is met once here: the memo is read (a strict match has
             # tested some pairs already) but not grown, so memory stays small.
-            memo = self.memo
             for group in pool:
                 known = memo.get((kind, group))
                 if known if known is not None else self.test(kind, group):
                     found.append(group)
-        found.sort(key=lambda group: self.groups[group].members[0])
+        if len(found) > 1:
+            found.sort(key=lambda group: self.groups[group].members[0])
         self.candidates_of[kind] = found
         return found
 
