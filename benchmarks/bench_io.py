@@ -11,7 +11,10 @@ interpreter that has already imported OpenEval:
 - a zstd stream of blank lines, read until the decompressed-size limit stops it (MiB/s);
 - ``load_trace`` of two native JSON traces of about ``--native-mib`` MiB (many steps with
   text; one big ``actual_state`` of small values, the worst shape for Python objects), typed
-  (msgspec, what ``load_trace`` does) and through the general reader (orjson, schema, model).
+  (msgspec, what ``load_trace`` does) and through the general reader (orjson, schema, model);
+- ``load_trace`` of one native trace of about ``--shape-mib`` MiB per hostile shape of its
+  ``actual_state`` (:data:`SHAPES`), and of one just over the default ``max_json_values``
+  (proposals/0290). ``--native-only`` measures only the native traces and the shapes.
 """
 
 from __future__ import annotations
