@@ -122,15 +122,17 @@ def has_adjacent_repetitions(pattern: str) -> bool:
         tree = parser.parse(pattern)
     except Exception:  # the pattern compiled; a parser quirk must not refuse it
         return False
-    return _Adjacent(parser).find(list(tree))
+    ignore_case = bool(getattr(tree, "state", None) and tree.state.flags & re.IGNORECASE)
+    return _Adjacent(parser, ignore_case=ignore_case).find(list(tree))
 
 
 class _Adjacent:
     """Finds, in any sequence of a parsed pattern, two overlapping one-character repetitions
     with only nullable items between them."""
 
-    def __init__(self, parser: Any) -> None:
+    def __init__(self, parser: Any, *, ignore_case: bool = False) -> None:
         self.p = parser
+        self.ignore_case = ignore_case  # (?i) or re.IGNORECASE: a* and A* overlap
         self.repeats = {parser.MAX_REPEAT, parser.MIN_REPEAT}
         self.chars = _Alternatives(parser)
         self.nullable = _Quantifiers(parser).nullable
@@ -207,6 +209,9 @@ class _Adjacent:
         if len(body) != 1 or body[0][0] not in self.single:
             return None
         test: Callable[[str], bool] = self.chars.element(*body[0])[0]
+        if self.ignore_case:
+            exact = test
+            return lambda ch: exact(ch) or exact(ch.swapcase())
         return test
 
     @staticmethod
