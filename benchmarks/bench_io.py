@@ -11,7 +11,10 @@ interpreter that has already imported OpenEval:
 - a zstd stream of blank lines, read until the decompressed-size limit stops it (MiB/s);
 - ``load_trace`` of two native JSON traces of about ``--native-mib`` MiB (many steps with
   text; one big ``actual_state`` of small values, the worst shape for Python objects), typed
-  (msgspec, what ``load_trace`` does) and through the general reader (orjson, schema, model).
+  (msgspec, what ``load_trace`` does) and through the general reader (orjson, schema, model);
+- ``load_trace`` of one native trace of about ``--shape-mib`` MiB per hostile shape of its
+  ``actual_state`` (:data:`SHAPES`), and of one just over the default ``max_json_values``
+  (proposals/0290). ``--native-only`` measures only the native traces and the shapes.
 """
 
 from __future__ import annotations
@@ -129,6 +132,38 @@ def native(folder: Path, mib: int) -> tuple[Path, Path]:
     return many, state
 
 
+SHAPES: dict[str, bytes] = {
+    "empty objects": b"{}",
+    "empty lists": b"[]",
+    "zeros": b"0",
+    "one-letter strings": b'"a"',
+    "escaped quotes": b'"\\"\\\\"',
+    "150 nested lists": b"[" * 150 + b"]" * 150,
+}
+"""The items of the hostile shapes: each repeated in one list of a trace's ``actual_state``."""
+
+
+def shapes(folder: Path, mib: int) -> list[Path]:
+    """Write one native trace of about ``mib`` MiB per shape in :data:`SHAPES`, plus
+    ``over-the-cap.json``: one more value than the default ``max_json_values``."""
+    from openeval.io import limits
+
+    # A build from before the cap reads it too: the cap it did not have is the one to compare.
+    cap: int = getattr(limits, "DEFAULT_MAX_JSON_VALUES", 10_000_000)
+
+    def write(name: str, item: bytes, count: int) -> Path:
+        path = folder / f"{name.replace(' ', '-')}.json"
+        path.write_bytes(b'{"task_id":"shape","steps":[],"actual_state":{"v":['
+                         + b",".join([item] * count) + b"]}}")
+        return path
+
+    written = [write(name, item, mib * MiB // (len(item) + 1)) for name, item in SHAPES.items()]
+    # Six values beside the zeros (the document, task_id, the empty steps counted twice,
+    # actual_state and its list): one over the cap.
+    written.append(write("over the cap", b"0", cap - 5))
+    return written
+
+
 def blank_bomb(folder: Path, mib: int) -> Path:
     """Write ``mib`` MiB of newlines as one zstd stream (a few KiB on disk)."""
     import zstandard
@@ -144,15 +179,38 @@ def blank_bomb(folder: Path, mib: int) -> Path:
     return path
 
 
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
 def measure(what: str, path: Path, limit: int | None = None) -> tuple[float, float, str]:
     """Return (peak RSS growth in MiB, CPU seconds, outcome) of one read, in a fresh interpreter."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = _env()
     args = [sys.executable, "-c", _MEASURE, what, str(path)]
     if limit is not None:
         args.append(str(limit))
     done = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
     growth, seconds, outcome = done.stdout.strip().split("\t", 2)
     return int(growth) / MiB, float(seconds), outcome
+
+
+Row = tuple[str, float, float, float, str]
+
+
+def _jsonl_rows(folder: Path, mib: int, blank_mib: int) -> list[Row]:
+    plain, packed = generate(folder, mib)
+    bomb = blank_bomb(folder, blank_mib)
+    size = plain.stat().st_size / MiB
+    rows: list[Row] = [
+        ("detect plain JSONL", size, *measure("detect", plain)),
+        ("load_trace plain JSONL", size, *measure("load", plain)),
+        ("load_trace zstd .trace", size, *measure("load", packed)),
+    ]
+    limit = (blank_mib // 2) * MiB
+    growth, seconds, outcome = measure("load", bomb, limit)
+    rows.append((f"blank-line bomb to a {limit // MiB} MiB limit", limit / MiB, growth,
+                 seconds, f"{limit / MiB / max(seconds, 1e-9):.0f} MiB/s; {outcome}"))
+    return rows
 
 
 def main() -> None:
@@ -163,35 +221,37 @@ def main() -> None:
                         help="size of each generated native JSON trace")
     parser.add_argument("--blank-mib", type=int, default=512,
                         help="decompressed size of the blank-line bomb")
+    parser.add_argument("--shape-mib", type=int, default=16,
+                        help="size of each generated hostile shape")
+    parser.add_argument("--native-only", action="store_true",
+                        help="measure only the native JSON traces and the hostile shapes")
     parser.add_argument("--write-native", type=Path, metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.write_native:
         native(args.write_native, args.native_mib)
+        shapes(args.write_native, args.shape_mib)
         return
     with tempfile.TemporaryDirectory(dir="/tmp", prefix="openeval-bench-io-") as tmp:
         folder = Path(tmp)
-        plain, packed = generate(folder, args.mib)
-        bomb = blank_bomb(folder, args.blank_mib)
-        size = plain.stat().st_size / MiB
-        rows = [
-            ("detect plain JSONL", size, *measure("detect", plain)),
-            ("load_trace plain JSONL", size, *measure("load", plain)),
-            ("load_trace zstd .trace", size, *measure("load", packed)),
-        ]
-        limit = (args.blank_mib // 2) * MiB
-        growth, seconds, outcome = measure("load", bomb, limit)
-        rows.append((f"blank-line bomb to a {limit // MiB} MiB limit", limit / MiB, growth,
-                     seconds, f"{limit / MiB / max(seconds, 1e-9):.0f} MiB/s; {outcome}"))
+        rows = [] if args.native_only else _jsonl_rows(folder, args.mib, args.blank_mib)
         # Written by a child: what the writer held would otherwise count in each measuring
         # interpreter's peak (a forked child starts with its parent's peak RSS).
         subprocess.run([sys.executable, __file__, "--write-native", str(folder),
-                        "--native-mib", str(args.native_mib)], check=True)
+                        "--native-mib", str(args.native_mib), "--shape-mib",
+                        str(args.shape_mib)], check=True, env=_env())
         for path in (folder / "steps.json", folder / "state.json"):
             content = path.stat().st_size / MiB
             for how, what in (("typed", "load"), ("general", "general")):
                 growth, seconds, outcome = measure(what, path)
                 rows.append((f"load_trace native {path.stem}.json, {how}", content, growth,
                              seconds, f"{growth / content:.1f}x its size; {outcome}"))
+        for path in sorted(folder.glob("*.json")):
+            if path.stem in ("steps", "state"):
+                continue
+            content = path.stat().st_size / MiB
+            growth, seconds, outcome = measure("load", path)
+            rows.append((f"load_trace shape {path.stem}", content, growth, seconds,
+                         f"{growth / content:.1f}x its size; {outcome[:60]}"))
     print(f"{'measure':44} {'content MiB':>11} {'peak RSS +MiB':>13} {'CPU s':>8}  outcome")
     for name, content, growth, seconds, outcome in rows:
         print(f"{name:44} {content:11.0f} {growth:13.0f} {seconds:8.2f}  {outcome}")

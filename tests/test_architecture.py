@@ -173,6 +173,8 @@ CONSOLE_ALLOWED: dict[tuple[str, str], str] = {
         "the code-check worker is a process of its own: it ends when its parent is gone",
     ("openeval.code_checks.worker_main", "os._exit"):
         "the code-check worker ends without waiting for threads the user's code left running",
+    ("openeval.production.engines.ray", "os._exit"):
+        "a Ray node that failed to start and does not stop would hold the process forever",
 }
 """``(module, what) -> reason`` for a core module that genuinely must print or exit."""
 

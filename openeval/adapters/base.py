@@ -19,6 +19,7 @@ from openeval.io import HEAD_BYTES, ZSTD_MAGIC, ReadLimits
 from openeval.io import TraceSource as _ByteSource
 from openeval.io.limits import (
     DEFAULT_MAX_DECOMPRESSED_BYTES,
+    DEFAULT_MAX_JSON_VALUES,
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_TEXT_CHARS,
@@ -60,6 +61,8 @@ class LoadOptions:
     """Most steps one trace may hold."""
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     """Most characters of text one trace may hold."""
+    max_json_values: int = DEFAULT_MAX_JSON_VALUES
+    """Most JSON values one trace document may hold."""
     code: CodePolicy = REFUSE_ALL
     """Which user code the run may run (``--allow-code``, ``--allow-code-module``); read where
     cases are compiled, carried here because these options reach every process that scores."""
@@ -73,6 +76,7 @@ class LoadOptions:
             max_document_bytes=self.max_document_bytes,
             max_steps=self.max_steps,
             max_text_chars=self.max_text_chars,
+            max_json_values=self.max_json_values,
         )
 
 

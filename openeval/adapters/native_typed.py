@@ -85,13 +85,13 @@ def decode(data: bytes) -> AgentTrace | None:
     (anything not a valid native trace, and anything it refuses beyond the schema)."""
     if too_large_to_parse(len(data)) is not None:
         return None
+    # Before the decode, so that what the check holds is gone when the values are made.
+    if text_nests_deeper(data, MAX_JSON_DEPTH):
+        return None  # maybe deeper than the read rule allows: the general reader says where
     try:
         document = _DECODER.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, MemoryError):
         return None
-    if (data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH
-            and text_nests_deeper(data, MAX_JSON_DEPTH)):
-        return None  # maybe deeper than the read rule allows: the general reader says where
     if not all(_is_tool_definition(item) for item in document.tool_definitions):
         return None
     return _trace(document)

@@ -18,6 +18,7 @@ from typing import Any
 from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
 from openeval.errors import TraceFormatError
 from openeval.io import check_trace
+from openeval.io.limits import check_json_values
 from openeval.jsonio import UTF8_BOM
 from openeval.models import AgentTrace
 from openeval.registry import Registry
@@ -154,6 +155,7 @@ def _typed_native(source: TraceSource) -> AgentTrace | None:
     data = source.plain_bytes()
     if data is None:
         return None
+    check_json_values(data, source.limits, source.path)  # before the parse spends the memory
     from openeval.adapters.native_typed import decode
 
     return decode(data)

@@ -434,7 +434,8 @@ def _line_sources(
     limits = source.limits
     shown = Path(file)
     longest = min(limits.document_bytes, limits.max_decompressed_bytes)
-    for line_no, line in split_lines_tolerant(source.chunks(), file, limits.max_line_bytes):
+    for line_no, line in split_lines_tolerant(source.chunks(), file, limits.max_line_bytes,
+                                              limits.max_json_values):
         if isinstance(line, TraceFormatError):
             yield line_no, Unreadable(file, line_no, _reason(line, file, line_no))
             continue
@@ -463,7 +464,8 @@ def _line_values(source: TraceSource, file: str) -> Iterator[tuple[int, Any]]:
 
     limits = source.limits
     shown = Path(file)
-    for line_no, line in split_lines_tolerant(source.chunks(), file, limits.max_line_bytes):
+    for line_no, line in split_lines_tolerant(source.chunks(), file, limits.max_line_bytes,
+                                              limits.max_json_values):
         if isinstance(line, TraceFormatError):
             continue
         data = bytes(line)

@@ -11,8 +11,9 @@ default it came from.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,7 +22,7 @@ from openeval.errors import SuiteError, TestCaseError
 from openeval.printable import printable
 
 if TYPE_CHECKING:
-    from openeval.suite.config import Setting, SuiteConfig
+    from openeval.suite.config import Origin, Setting, SuiteConfig
     from openeval.suite.discover import CaseSpec
 
 _WIDEST = 56
@@ -48,24 +49,46 @@ def _lines(settings: list[Setting]) -> list[str]:
 
     cells = [
         (("(ignored) " if not s.applied else "") + f"{s.key} = {dump_json_compact(s.value)}",
-         str(s.origin))
+         str(_shown_origin(s.origin)))
         for s in settings
     ]
     width = min(_WIDEST, max((len(left) for left, _ in cells), default=0))
     return [printable(f"  {left.ljust(width)}  {right}") for left, right in cells]
 
 
+def _shown(path: Path | str) -> str:
+    """A path as the rest of OpenEval shows it: its bytes read as UTF-8 whatever the locale."""
+    from openeval.suite.discover import display_path
+
+    return display_path(path)
+
+
+def _shown_origin(origin: Origin) -> Origin:
+    if origin.kind in ("config", "case"):  # a file; an option or a default is plain text
+        return replace(origin, source=_shown(origin.source))
+    return origin
+
+
+def _setting_dict(setting: Setting) -> dict[str, Any]:
+    return {**setting.to_dict(), "origin": _shown_origin(setting.origin).to_dict()}
+
+
+def _files(config: SuiteConfig) -> list[str]:
+    return [_shown(file) for file in config.files]
+
+
 def _text(config: SuiteConfig, run: list[Setting], case: tuple[CaseSpec, list[Setting]] | None
           ) -> list[str]:
-    lines = [f"suite: {config.root}",
-             "config files: " + (", ".join(config.files) or "none"), "", "run settings:"]
+    lines = [f"suite: {_shown(config.root)}",
+             "config files: " + (", ".join(_files(config)) or "none"), "", "run settings:"]
     lines += _lines(run) or ["  none (every case must pass; no per-metric gate)"]
     if any(not s.applied for s in run):
         lines.append("  (ignored: a nested file's run settings apply only when its folder is "
                      "run as the suite)")
     if case is not None:
         spec, settings = case
-        lines += ["", f"case {spec.case_id} ({spec.testcase_path.as_posix()}):", *_lines(settings)]
+        lines += ["", f"case {spec.case_id} ({_shown(spec.testcase_path)}):",
+                  *_lines(settings)]
     return [printable(line) for line in lines]
 
 
@@ -104,15 +127,15 @@ def config(suite_dir: Path, case_name: str | None, output_format: str) -> None:
         ))
     if output_format == "json":
         document_out = {
-            "suite": suite_config.root,
-            "files": suite_config.files,
-            "run": [s.to_dict() for s in run_settings],
+            "suite": _shown(suite_config.root),
+            "files": _files(suite_config),
+            "run": [_setting_dict(s) for s in run_settings],
             "case": None if case is None else {
-                "case_id": case[0].case_id, "testcase": case[0].testcase_path.as_posix(),
-                "settings": [s.to_dict() for s in case[1]],
+                "case_id": case[0].case_id, "testcase": _shown(case[0].testcase_path),
+                "settings": [_setting_dict(s) for s in case[1]],
             },
         }
-        click.echo(dump_json(document_out).decode(), nl=False)
+        click.echo(dump_json(document_out), nl=False)  # UTF-8 bytes, as files are, in any locale
         return
     for line in _text(suite_config, run_settings, case):
         click.echo(line)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from openeval.errors import TraceFormatError
+from openeval.jsonio import text_nests_skeleton
 
 if TYPE_CHECKING:
     from openeval.models import AgentTrace
@@ -22,6 +23,7 @@ DEFAULT_MAX_DECOMPRESSED_BYTES = 2 * 1024**3
 DEFAULT_MAX_LINE_BYTES = 64 * MiB
 DEFAULT_MAX_STEPS = 100_000
 DEFAULT_MAX_TEXT_CHARS = 512 * MiB
+DEFAULT_MAX_JSON_VALUES = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,11 @@ class ReadLimits:
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS
     """Most characters of text one trace may hold: its input and final output, its steps'
     content, results and errors, and its messages (512 Mi characters)."""
+    max_json_values: int = DEFAULT_MAX_JSON_VALUES
+    """Most JSON values in one trace document or JSON Lines line: objects, lists, strings,
+    numbers, booleans and nulls, object keys not counted, an empty object or list counted
+    twice (10 million). Python holds a value in 8 to 100 bytes, so this bounds what a document
+    of tiny values costs, whatever its shape (proposals/0290-json-values-per-document.md)."""
 
     @property
     def document_bytes(self) -> int:
@@ -86,6 +93,34 @@ class TraceBudget:
                 source=self.source,
                 location=where,
             )
+
+
+def json_values(data: bytes | bytearray, limit: int) -> int:
+    """Return how many values the JSON text ``data`` holds, counted as
+    :attr:`ReadLimits.max_json_values` counts them; when a cheap bound on that count is at
+    most ``limit``, return the bound instead.
+
+    A value follows each comma and each opening bracket outside strings, plus the document
+    itself (an empty object or list counts two: it costs a container all the same). Commas and
+    brackets anywhere bound that from above, so a few C counts settle most documents; only a
+    document over the bound is read outside its strings.
+    """
+    bound = 1 + data.count(b",") + data.count(b"[") + data.count(b"{")
+    if bound <= limit:
+        return bound
+    skeleton = text_nests_skeleton(data, keep=b",")
+    return 1 + skeleton.count(b",") + skeleton.count(b"[")
+
+
+def check_json_values(data: bytes, limits: ReadLimits, source: str | Path | None) -> None:
+    """Raise TraceFormatError when the document ``data`` holds more values than ``limits``
+    allow, before it is parsed: the parse is where the memory would go."""
+    if json_values(data, limits.max_json_values) > limits.max_json_values:
+        raise TraceFormatError(
+            f"more than {limits.max_json_values:,} JSON values in one document "
+            "(LoadOptions.max_json_values); expected one agent run, not a flood of values",
+            source=source,
+        )
 
 
 def trace_chars(trace: AgentTrace) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from openeval.errors import OpenEvalError, TraceFormatError
+from openeval.io.limits import DEFAULT_MAX_JSON_VALUES, json_values
 from openeval.jsonio import (
     BOM_MESSAGE,
     MAX_JSON_DEPTH,
@@ -57,14 +58,39 @@ def _skip_blank(data: Line, start: int) -> int:
 
 
 def split_lines(
-    chunks: Iterator[bytes], name: Path | str, max_line_bytes: int
+    chunks: Iterator[bytes], name: Path | str, max_line_bytes: int,
+    max_json_values: int = DEFAULT_MAX_JSON_VALUES,
 ) -> Generator[tuple[int, Line], None, None]:
     """Yield ``(line_number, line)`` for each non-blank line of the stream ``chunks``.
 
     A line is yielded without its newline (a ``\\r`` before it stays; JSON ignores it). A
-    line longer than ``max_line_bytes`` raises TraceFormatError naming it; an error raised by
-    ``chunks`` (a corrupt or oversized zstd stream) is re-raised with the line it happened on.
+    line longer than ``max_line_bytes``, or holding more than ``max_json_values`` values (see
+    :func:`openeval.io.limits.json_values`), raises TraceFormatError naming it; an error raised
+    by ``chunks`` (a corrupt or oversized zstd stream) is re-raised with the line it happened on.
     """
+    for line_no, line in _split_lines(chunks, name, max_line_bytes):
+        if _too_many_values(line, max_json_values):
+            raise _too_many(name, line_no, max_json_values)
+        yield line_no, line
+
+
+def _too_many_values(line: Line, limit: int) -> bool:
+    # A line shorter than the limit cannot hold more values than it has bytes.
+    return len(line) >= limit and json_values(line, limit) > limit
+
+
+def _too_many(name: Path | str, line_no: int, limit: int) -> TraceFormatError:
+    return TraceFormatError(
+        f"more than {limit:,} JSON values on one line (LoadOptions.max_json_values); "
+        "expected one agent run, not a flood of values",
+        source=name,
+        location=f"line {line_no}",
+    )
+
+
+def _split_lines(
+    chunks: Iterator[bytes], name: Path | str, max_line_bytes: int
+) -> Generator[tuple[int, Line], None, None]:
     line_no = 0  # lines ended so far
     pending = bytearray()  # the start of a line whose end has not been read yet
     while True:
@@ -228,24 +254,37 @@ def _check_depth(line: Line, value: Any, line_no: int, name: Path | str) -> None
 
 
 def iter_json_lines(
-    chunks: Iterator[bytes], name: Path | str, max_line_bytes: int
+    chunks: Iterator[bytes], name: Path | str, max_line_bytes: int,
+    max_json_values: int = DEFAULT_MAX_JSON_VALUES,
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each non-blank line of ``chunks``, parsed as JSON."""
-    for line_no, line in split_lines(chunks, name, max_line_bytes):
+    for line_no, line in split_lines(chunks, name, max_line_bytes, max_json_values):
         yield line_no, parse_line(line, line_no, name)
 
 
 def split_lines_tolerant(
-    chunks: Iterator[bytes], name: Path | str, max_line_bytes: int
+    chunks: Iterator[bytes], name: Path | str, max_line_bytes: int,
+    max_json_values: int = DEFAULT_MAX_JSON_VALUES,
 ) -> Generator[tuple[int, Line | TraceFormatError], None, None]:
     """Yield ``(line_number, line)`` for each non-blank line, or ``(line_number, error)``.
 
-    Where :func:`split_lines` stops at the first line over ``max_line_bytes``, this yields the
-    error for that line, drops its bytes up to the next newline without holding them, and goes
-    on: a stream of many traces loses one line to an oversized one, not the rest of the file.
-    An error raised by ``chunks`` (corrupt or truncated zstd) ends the stream after it is
-    yielded, naming the line it broke in: nothing after it can be read.
+    Where :func:`split_lines` stops at the first line over ``max_line_bytes`` (or over
+    ``max_json_values``), this yields the error for that line, drops its bytes up to the next
+    newline without holding them, and goes on: a stream of many traces loses one line to an
+    oversized one, not the rest of the file. An error raised by ``chunks`` (corrupt or
+    truncated zstd) ends the stream after it is yielded, naming the line it broke in: nothing
+    after it can be read.
     """
+    for line_no, line in _split_lines_tolerant(chunks, name, max_line_bytes):
+        if not isinstance(line, TraceFormatError) and _too_many_values(line, max_json_values):
+            yield line_no, _too_many(name, line_no, max_json_values)
+        else:
+            yield line_no, line
+
+
+def _split_lines_tolerant(
+    chunks: Iterator[bytes], name: Path | str, max_line_bytes: int
+) -> Generator[tuple[int, Line | TraceFormatError], None, None]:
     line_no = 0  # lines ended so far
     pending = bytearray()  # the start of a line whose end has not been read yet
     skipping = False  # inside a line already reported as too long

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 from openeval.errors import TraceFormatError
 from openeval.io.files import check_size, open_regular
-from openeval.io.limits import ReadLimits
+from openeval.io.limits import ReadLimits, check_json_values
 from openeval.io.lines import iter_json_lines, parse_line_strictness, split_lines
 from openeval.io.zstd import ZSTD_MAGIC, zstd_chunks
 from openeval.jsonio import MAX_JSON_DEPTH, parse_json
@@ -152,13 +152,15 @@ class TraceSource:
         limit, corrupt or truncated compression, invalid UTF-8, invalid JSON or nesting past
         MAX_JSON_DEPTH raise TraceFormatError naming the file and the line.
         """
-        return iter_json_lines(self.chunks(), self.path, self.limits.max_line_bytes)
+        return iter_json_lines(self.chunks(), self.path, self.limits.max_line_bytes,
+                               self.limits.max_json_values)
 
     # --- the first line --------------------------------------------------------------------
 
     @cached_property
     def _opening(self) -> _Opening:
-        lines = split_lines(self.chunks(), self.path, self.limits.max_line_bytes)
+        lines = split_lines(self.chunks(), self.path, self.limits.max_line_bytes,
+                            self.limits.max_json_values)
         try:
             found = next(lines, None)
             if found is None:
@@ -263,6 +265,7 @@ class TraceSource:
                     f"over the {self.limits.document_bytes}-byte limit for a JSON document",
                     source=self.path,
                 )
+        check_json_values(data, self.limits, self.path)
         return parse_json(
             data, source=self.path, error=TraceFormatError, max_depth=MAX_JSON_DEPTH
         )

@@ -11,14 +11,15 @@ proposals/0030-trajectory-matching.md for the measurements):
   costs one factor of the subject's length.
 
 Together with the cap on the subject's length (``MAX_REGEX_SUBJECT``) they bound the common
-cases; two overlapping unbounded quantifiers in a row (``a*a*b``) stay polynomial and are not
-detected.
+cases.
 
 :func:`backtracking_risk` is the one test every user pattern goes through (``$regex``,
 ``regex_match``'s settings, ``denied_when``; proposals/0163-bounded-user-regexes.md): the nested
 quantifier above, and alternatives that can match the same text under an unbounded repetition
 (``(a|aa)+``, ``(.|\\s)*``), each of which backtracks exponentially on a subject that almost
-matches. It over-refuses a little (``(ab|ac)+`` is safe but refused): a refused pattern is a
+matches, and two long repetitions of overlapping characters in a row (``a*a*b``,
+``\\d+\\.?\\d*$``), which backtrack polynomially (proposals/0291-adjacent-repetitions.md).
+It over-refuses a little (``(ab|ac)+`` is safe but refused): a refused pattern is a
 test case error saying how to rewrite it, never a hung run.
 """
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -70,9 +72,17 @@ OVERLAPPING_ALTERNATIVES = (
 )
 
 
+ADJACENT_REPETITIONS = (
+    "repeats the same characters twice in a row, like a*a* or \\d+\\.?\\d*: it can take "
+    "polynomial time (minutes on 10,000 characters) on a string that does not match; merge "
+    "the two repetitions into one, or put a required character between them"
+)
+
+
 @functools.lru_cache(maxsize=4096)
 def backtracking_risk(pattern: str) -> str | None:
-    """Return why ``pattern`` may backtrack exponentially (one of the texts above), or None.
+    """Return why ``pattern`` may backtrack exponentially or polynomially (one of the texts
+    above), or None.
 
     Cached: every check that carries built-in patterns asks about the same ones, and a
     configuration of thousands of checks would otherwise parse them thousands of times.
@@ -81,7 +91,144 @@ def backtracking_risk(pattern: str) -> str | None:
         return NESTED_QUANTIFIER
     if has_overlapping_alternatives(pattern):
         return OVERLAPPING_ALTERNATIVES
+    if has_adjacent_repetitions(pattern):
+        return ADJACENT_REPETITIONS
     return None
+
+
+LONG_REPEAT = 100
+"""Two repetitions side by side try the product of their spans (the lengths each can take) at
+every start: :func:`has_adjacent_repetitions` refuses a pair whose product reaches this
+(``a{0,9}a{0,9}`` is kept, ``a{0,99}a{0,99}``, ``a{0,9}a{0,9}a{0,9}`` and ``a*a?`` are
+not)."""
+
+
+def has_adjacent_repetitions(pattern: str) -> bool:
+    """Return True when two repetitions of one character each (``a*``, ``\\s+``, ``[^,]*``,
+    ``.*``), or of the same longer body (``(ab)*(?:ab)+``), follow each other with only
+    optional parts between them (``a*a*``, ``\\d+\\.?\\d*``, ``\\s*,?\\s*``), can match the same
+    character and together span :data:`LONG_REPEAT` lengths or more.
+
+    A string of that character can then be split between them in as many ways as it is long,
+    at every start ``search`` tries: cubic on a subject that does not match (``a*a*b`` takes
+    a second on 2,000 characters, ``\\d+\\.?\\d*$`` ten). Possessive repetitions and
+    atomic groups never give back what they took and are skipped; repetitions of longer
+    bodies are compared only when they are written the same (``(ab)*(ac)*`` is kept).
+    """
+    parser = _sre_parser()
+    if parser is None:  # pragma: no cover
+        return False
+    try:
+        tree = parser.parse(pattern)
+    except Exception:  # the pattern compiled; a parser quirk must not refuse it
+        return False
+    ignore_case = bool(getattr(tree, "state", None) and tree.state.flags & re.IGNORECASE)
+    return _Adjacent(parser, ignore_case=ignore_case).find(list(tree))
+
+
+class _Adjacent:
+    """Finds, in any sequence of a parsed pattern, two overlapping one-character repetitions
+    with only nullable items between them."""
+
+    def __init__(self, parser: Any, *, ignore_case: bool = False) -> None:
+        self.p = parser
+        self.ignore_case = ignore_case  # (?i) or re.IGNORECASE: a* and A* overlap
+        self.repeats = {parser.MAX_REPEAT, parser.MIN_REPEAT}
+        self.chars = _Alternatives(parser)
+        self.nullable = _Quantifiers(parser).nullable
+        self.single = {parser.LITERAL, parser.NOT_LITERAL, parser.IN, parser.ANY}
+
+    def find(self, items: list[Any]) -> bool:
+        stack = [items]
+        while stack:
+            sequence = stack.pop()
+            if self.sequence_overlaps(sequence):
+                return True
+            for op, arg in sequence:
+                stack.extend(self.inner(op, arg))
+        return False
+
+    def inner(self, op: Any, arg: Any) -> list[list[Any]]:
+        """The sequences nested in one item: a group's, a repetition's, each alternative."""
+        p = self.p
+        if op in self.repeats or op == getattr(p, "POSSESSIVE_REPEAT", None):
+            return [list(arg[2])]
+        if op == p.SUBPATTERN:
+            return [list(arg[-1])]
+        if op in (p.ASSERT, p.ASSERT_NOT):
+            return [list(arg[1])]
+        if op == p.BRANCH:
+            return [list(alternative) for alternative in arg[1]]
+        if op == getattr(p, "ATOMIC_GROUP", None):
+            return [list(arg)]
+        return []
+
+    def sequence_overlaps(self, sequence: list[Any]) -> bool:
+        # Repetitions reachable through optional items, with their spans: one-character ones
+        # by the characters they match, longer ones by their body's shape.
+        characters: list[tuple[Callable[[str], bool], float]] = []
+        bodies: list[tuple[Any, float]] = []
+        for op, arg in sequence:
+            span = self.span(op, arg)
+            if span == 0:
+                if not self.nullable(op, arg):
+                    characters, bodies = [], []
+                continue
+            body = self.unwrapped(list(arg[2]))
+            test = self.character(body)
+            shape = _shape(body)
+            if test is not None:
+                overlapping = [other for seen, other in characters if self.share(test, seen)]
+            else:
+                overlapping = [other for seen, other in bodies if seen == shape]
+            if overlapping and math.prod(overlapping, start=span) >= LONG_REPEAT:
+                return True  # the splits of a run multiply: a{0,9}a{0,9}a{0,9} is 729
+            if not self.nullable(op, arg):
+                characters, bodies = [], []
+            if test is not None:
+                characters.append((test, span))
+            else:
+                bodies.append((shape, span))
+        return False
+
+    def span(self, op: Any, arg: Any) -> float:
+        """How many lengths a backtracking repetition can take beyond its least (infinite when
+        unbounded); 0 for anything else, a possessive repetition included."""
+        if op not in self.repeats:
+            return 0
+        low, high = arg[0], arg[1]
+        return math.inf if high == self.p.MAXREPEAT else float(high - low)
+
+    def unwrapped(self, body: list[Any]) -> list[Any]:
+        while len(body) == 1 and body[0][0] == self.p.SUBPATTERN:
+            body = list(body[0][1][-1])
+        return body
+
+    def character(self, body: list[Any]) -> Callable[[str], bool] | None:
+        """The characters ``body`` matches when it is one character (``a``, ``\\s``, ``.``)."""
+        if len(body) != 1 or body[0][0] not in self.single:
+            return None
+        test: Callable[[str], bool] = self.chars.element(*body[0])[0]
+        if self.ignore_case:
+            exact = test
+            return lambda ch: exact(ch) or exact(ch.swapcase())
+        return test
+
+    @staticmethod
+    def share(one: Callable[[str], bool], other: Callable[[str], bool]) -> bool:
+        return any(one(ch) and other(ch) for ch in _SAMPLE)
+
+
+def _shape(items: Any) -> Any:
+    """A hashable picture of parsed ``items`` without group numbers: two bodies written the
+    same (``(ab)`` and ``(?:ab)``) have the same shape."""
+    if isinstance(items, (list, tuple)) or type(items).__name__ == "SubPattern":
+        parts = list(items)
+        if (len(parts) == 4 and isinstance(parts[0], (int, type(None)))
+                and type(parts[3]).__name__ == "SubPattern"):
+            parts = parts[3:]  # a group's (number, flags, flags, body): only the body
+        return tuple(_shape(part) for part in parts)
+    return repr(items)
 
 
 def has_overlapping_alternatives(pattern: str) -> bool:

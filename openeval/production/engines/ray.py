@@ -18,11 +18,13 @@ on Ray is the local row. Ray is imported only when one of these functions runs
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import socket
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from functools import partial
 from numbers import Integral
@@ -341,14 +343,56 @@ def _connected(address: str | None) -> Iterator[None]:
         try:
             ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
         except Exception as exc:  # no room for the object store, a stale RAY_ADDRESS ...
-            raise OpenEvalError(f"cannot start or find a Ray cluster: {_first_line(exc)}; "
-                                "name one with --address") from None
+            message = (f"cannot start or find a Ray cluster: {_first_line(exc)}; name one with "
+                       "--address")
+            if not stopped_within(ray.shutdown, SHUTDOWN_TIMEOUT_S):
+                # The half-started node holds this process: Ray's own exit hook would wait
+                # on it again (673 s once, deaf to SIGTERM). The error is still said first.
+                atexit.unregister(ray.shutdown)
+                end_process_after(SHUTDOWN_TIMEOUT_S, STUCK_EXIT_CODE)
+                message += (f" (the half-started Ray node did not stop within "
+                            f"{SHUTDOWN_TIMEOUT_S:g} s: this process ends {SHUTDOWN_TIMEOUT_S:g} "
+                            "s from now)")
+            raise OpenEvalError(message) from None
     else:
         _connect(address)
     try:
         yield
     finally:
         ray.shutdown()
+
+
+SHUTDOWN_TIMEOUT_S = 15.0
+"""How long a Ray node that failed to start is given to stop, and then how long the process
+is given to say so and end before it is ended (proposals/0292-a-failed-ray-start-ends.md)."""
+STUCK_EXIT_CODE = 2
+"""The exit code of a process ended that way: the command's own for an error (EXIT_USAGE)."""
+
+
+def stopped_within(stop: Callable[[], object], seconds: float) -> bool:
+    """Run ``stop`` in a daemon thread; True when it returned (or raised) within ``seconds``.
+
+    A daemon thread, so that a ``stop`` that never returns does not hold the process at exit.
+    """
+    def run() -> None:
+        with suppress(Exception):  # a failed stop is a finished one: nothing more to wait for
+            stop()
+
+    thread = threading.Thread(target=run, name="openeval-ray-stop", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return not thread.is_alive()
+
+
+def end_process_after(seconds: float, code: int) -> None:
+    """End the process with ``code`` in ``seconds`` unless it has ended by then.
+
+    For a process that threads or exit hooks it cannot stop would otherwise keep alive: the
+    timer is a daemon thread, so a process that ends on its own ends as it would have.
+    """
+    timer = threading.Timer(seconds, os._exit, args=(code,))
+    timer.daemon = True
+    timer.start()
 
 
 def _check_address(address: str) -> None:
