@@ -15,6 +15,7 @@ Readers of JSON held inside a value (tool arguments as text, OTel attributes, JS
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 import orjson
 
 from openeval.errors import OpenEvalError
-from openeval.io.files import open_regular
+from openeval.io.files import open_regular_fd, read_up_to
 
 _DUMP_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 
@@ -342,15 +343,16 @@ def read_json_file(
 def read_json_bytes(path: Path, *, error: type[OpenEvalError] = OpenEvalError) -> bytes:
     """Return the bytes of the JSON file ``path`` (a regular file, at most
     :data:`MAX_JSON_FILE_BYTES`), for a caller that also looks at them before parsing."""
-    handle, size = open_regular(path, error=error, expected="a JSON file")
+    fd, size = open_regular_fd(path, error=error, expected="a JSON file")
     try:
-        with handle:
-            if size > MAX_JSON_FILE_BYTES:
-                raise error(f"{size} bytes, over the {MAX_JSON_FILE_BYTES}-byte limit for one "
-                            "JSON file", source=path)
-            return handle.read(size + 1)
+        if size > MAX_JSON_FILE_BYTES:
+            raise error(f"{size} bytes, over the {MAX_JSON_FILE_BYTES}-byte limit for one "
+                        "JSON file", source=path)
+        return read_up_to(fd, size + 1)
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", source=path) from None
+    finally:
+        os.close(fd)
 
 
 def parse_json_file(
