@@ -315,11 +315,9 @@ class SuiteConfig:
     def chain(self, testcase_path: str | Path) -> list[str]:
         """Return the folders from the root down to the test case's, relative to the root;
         empty when the test case is not under the root."""
-        try:
-            relative = Path(testcase_path).parent.relative_to(self.root)
-        except ValueError:
+        parts = _folders_below(self.root, testcase_path)
+        if parts is None:
             return []
-        parts = relative.parts
         return [""] + ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
     def applying(self, testcase_path: str | Path) -> tuple[ConfigLayer, ...]:
@@ -381,6 +379,23 @@ class SuiteConfig:
                 elif value is not None:
                     found.append((key, value, layer.origin(key)))
         return found
+
+
+def _folders_below(root: str, path: str | Path) -> Sequence[str] | None:
+    """Return the folder names from ``root`` down to the folder of ``path``
+    (``Path(path).parent.relative_to(root).parts``), or None when ``path`` is not below
+    ``root``. A path discovery made (the root, a slash, plain names) is split as text; any
+    other goes through pathlib, which gives the same parts for the former."""
+    text = str(path)
+    prefix = root + "/"
+    if text.startswith(prefix):
+        names = text[len(prefix):].split("/")
+        if "" not in names and "." not in names:
+            return names[:-1]
+    try:
+        return Path(path).parent.relative_to(root).parts
+    except ValueError:
+        return None
 
 
 def load_suite_config(root: str | Path, *, tree: SuiteTree | None = None) -> SuiteConfig:
