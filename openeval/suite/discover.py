@@ -359,8 +359,11 @@ def _trials(
     they cannot be used); None when it has no trials. ``listed_files`` and ``listed_folders``
     are what the walk listed in ``folder``, so the folder is not listed a second time."""
     try:
-        numbered = [folder / n for n in sorted(listed_files, key=natural_key)
-                    if is_trial_name(n) and (folder / n).is_file()]
+        # Named like trials first, then sorted: the same order, with no sort key made for
+        # the files that are not trials.
+        numbered = [folder / n for n in sorted(filter(is_trial_name, listed_files),
+                                               key=natural_key)
+                    if (folder / n).is_file()]
         trials_dir = folder / TRIALS_FOLDER
         if TRIALS_FOLDER not in listed_folders or not trials_dir.is_dir():
             return (numbered, "trace-N files") if numbered else None
