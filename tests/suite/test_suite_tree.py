@@ -10,10 +10,14 @@ the same order, the same names in them, and real paths equal to ``realpath``.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from run_profile import examples
 
 from openeval.suite.discover import SuiteTree, discover
 
@@ -148,3 +152,37 @@ def test_an_unlistable_folder_keeps_its_place(tmp_path: Path) -> None:
     finally:
         (root / "b").chmod(0o755)
     assert ids == ["a", "b", "c"]
+
+
+_FOLDERS = ["a", "b", ".h", "a/c", "a/.d", "b/e", ".h/f", "__pycache__", ".git"]
+_LINK_TARGETS = ["", "a", "b", ".h", "a/c", ".h/f", "../elsewhere", "missing"]
+_LINK_PLACES = ["l", "a/l", ".h/l", "b/e/l", "0"]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.sets(st.sampled_from(_FOLDERS), max_size=len(_FOLDERS)),
+    st.dictionaries(st.sampled_from(_LINK_PLACES), st.sampled_from(_LINK_TARGETS), max_size=4),
+)
+def test_any_tree_of_folders_and_links(folders: set[str], links: dict[str, str]) -> None:
+    """Folders, hidden and skipped ones, and links to folders, to the parent, to outside and
+    to nothing: the shared walk gives each reader what its own walk gave."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "suite"
+        (Path(tmp) / "elsewhere" / "x").mkdir(parents=True)
+        root.mkdir()
+        for folder in sorted(folders):
+            _case(root / folder)
+        for place, target in links.items():
+            link = root / place
+            if link.parent.is_dir() and not os.path.lexists(link):
+                depth = len(Path(place).parts) - 1
+                link.symlink_to("/".join([".."] * depth + [target]) if target else
+                                "/".join([".."] * depth) or ".", target_is_directory=True)
+        tree = SuiteTree.walk(root)
+        assert [(f.path, f.dirnames, sorted(f.filenames)) for f in tree.folders
+                if f.cases] == _discovery_walk(root)
+        assert [(f.path, sorted(f.filenames)) for f in tree.folders
+                if f.config] == _config_walk(root)
+        for folder in tree.folders:
+            assert folder.real == os.path.realpath(folder.path)
