@@ -15,6 +15,7 @@ Readers of JSON held inside a value (tool arguments as text, OTel attributes, JS
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 import orjson
 
 from openeval.errors import OpenEvalError
-from openeval.io.files import open_regular
+from openeval.io.files import open_regular_fd, read_up_to
 
 _DUMP_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 
@@ -372,15 +373,16 @@ def read_json_file(
 def read_json_bytes(path: Path, *, error: type[OpenEvalError] = OpenEvalError) -> bytes:
     """Return the bytes of the JSON file ``path`` (a regular file, at most
     :data:`MAX_JSON_FILE_BYTES`), for a caller that also looks at them before parsing."""
-    handle, size = open_regular(path, error=error, expected="a JSON file")
+    fd, size = open_regular_fd(path, error=error, expected="a JSON file")
     try:
-        with handle:
-            if size > MAX_JSON_FILE_BYTES:
-                raise error(f"{size} bytes, over the {MAX_JSON_FILE_BYTES}-byte limit for one "
-                            "JSON file", source=path)
-            return handle.read(size + 1)
+        if size > MAX_JSON_FILE_BYTES:
+            raise error(f"{size} bytes, over the {MAX_JSON_FILE_BYTES}-byte limit for one "
+                        "JSON file", source=path)
+        return read_up_to(fd, size + 1)
     except OSError as exc:
         raise error(f"cannot read: {exc.strerror}", source=path) from None
+    finally:
+        os.close(fd)
 
 
 def parse_json_file(
@@ -403,6 +405,16 @@ def _may_repeat_a_key(data: bytes, value: Any) -> bool:
     twice: its text has as many colons outside strings (one per member written) as ``value``
     has keys (one per distinct key). A walk of the containers and a few bytes operations,
     where the exact check re-parses the text with a Python hook per object."""
+    if b"\\" not in data:
+        # Without a backslash every string of the text is written back byte for byte, so
+        # the text's colons are its members plus those in its strings, and the compact dump's
+        # are the kept keys plus those in the kept strings: equal counts leave no member
+        # dropped. One dump in C, where the walk below visits every container in Python.
+        try:
+            if data.count(b":") == orjson.dumps(value).count(b":"):
+                return False
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits: the walk answers
+            pass
     kept = 0
     stack: list[Any] = [value] if type(value) is dict or type(value) is list else []
     while stack:

@@ -142,6 +142,7 @@ def run_suite(
     0.2.1's ``{task_id: {"task_id", "metrics"}}`` dict.
     """
     from openeval.suite.config import load_suite_config
+    from openeval.suite.discover import SuiteTree
     from openeval.suite.engines.local import default_engine
 
     check_metric_selection(metrics)
@@ -150,8 +151,9 @@ def run_suite(
         from openeval.adapters.registry import get_adapter
 
         get_adapter(format)
-    specs = discover(suite_dir)
-    config = load_suite_config(suite_dir)
+    tree = SuiteTree.walk(suite_dir)  # one walk for the cases and the configuration files
+    specs = discover(suite_dir, tree=tree)
+    config = load_suite_config(suite_dir, tree=tree)
     from openeval.suite.gates import merge_gates
 
     merged = merge_gates(config.run_settings(), fail_under=fail_under,

@@ -125,24 +125,31 @@ TABLE_ALL_UP_TO = 50
 
 def print_suite(suite: SuiteResult, *, quiet: bool) -> None:
     """Print the cases x metrics table (unless ``quiet``) and the summary line."""
+    lines: list[str] = []
     if not quiet:
         if is_terminal():
             _rich_suite_table(suite)
         else:
-            big = len(suite.cases) > TABLE_ALL_UP_TO
-            for case in suite.cases:
-                if big and case.status == "passed":
-                    continue
-                for line in _plain_case_lines(case):
-                    click.echo(line)
-            hidden = suite.summary.passed_cases if big else 0
-            if hidden:
-                click.echo(f"({hidden} passing cases not listed)")
+            lines += plain_case_lines(suite)
         trials = trials_line(suite)
         if trials:
-            click.echo(trials)
-    print_gates(suite, quiet=quiet)
-    click.echo(summary_line(suite))
+            lines.append(trials)
+        lines += gate_lines(suite)
+    lines.append(summary_line(suite))
+    # One write: a line at a time, each flushed, was a system call per line of a long log.
+    click.echo("\n".join(lines))
+
+
+def plain_case_lines(suite: SuiteResult) -> list[str]:
+    """Return the plain lines of the cases of ``suite`` (of those that did not pass, and how
+    many passed, past :data:`TABLE_ALL_UP_TO` cases)."""
+    big = len(suite.cases) > TABLE_ALL_UP_TO
+    lines = [line for case in suite.cases if not (big and case.status == "passed")
+             for line in _plain_case_lines(case)]
+    hidden = suite.summary.passed_cases if big else 0
+    if hidden:
+        lines.append(f"({hidden} passing cases not listed)")
+    return lines
 
 
 def trials_line(suite: SuiteResult) -> str:

@@ -50,6 +50,23 @@ def open_regular(
     folder, a device such as /dev/zero, a FIFO, a socket); ``expected`` says what it should
     have been. Never blocks on open.
     """
+    fd, size = open_regular_fd(path, error=error, expected=expected)
+    try:
+        return os.fdopen(fd, "rb"), size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_regular_fd(
+    path: Path,
+    *,
+    error: type[OpenEvalError] = TraceFormatError,
+    expected: str = "a trace file",
+) -> tuple[int, int]:
+    """Return a descriptor of ``path`` open for reading, and its size in bytes, as
+    :func:`open_regular` opens it; the caller closes it. For a whole-file read with
+    :func:`read_up_to`, which needs no file object around the descriptor."""
     try:
         fd = os.open(path, _FLAGS)
     except FileNotFoundError:
@@ -71,10 +88,28 @@ def open_regular(
                 else f"is {what}, not a regular file; expected {expected}"
             )
             raise error(message, source=path)
-        return os.fdopen(fd, "rb"), info.st_size
+        return fd, info.st_size
     except BaseException:
         os.close(fd)
         raise
+
+
+def read_up_to(fd: int, count: int) -> bytes:
+    """Return the next ``count`` bytes of ``fd``, fewer only at the end of the file: what a
+    buffered file's ``read(count)`` returns, without the buffered file. Raises OSError."""
+    data = os.read(fd, count)
+    if len(data) == count or not data:
+        return data
+    # A short read before the end (a signal, a file system that reads in pieces): go on.
+    pieces = [data]
+    left = count - len(data)
+    while left > 0:
+        more = os.read(fd, left)
+        if not more:
+            break
+        pieces.append(more)
+        left -= len(more)
+    return b"".join(pieces)
 
 
 def check_size(path: Path | str, size: int, limit: int, flag: str) -> None:

@@ -8,7 +8,8 @@ whole to find out that it is not one JSON document.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from openeval.errors import TraceFormatError
-from openeval.io.files import check_size, open_regular
+from openeval.io.files import check_size, open_regular, open_regular_fd, read_up_to
 from openeval.io.limits import ReadLimits, check_json_values
 from openeval.io.lines import iter_json_lines, parse_line_strictness, split_lines
 from openeval.io.zstd import ZSTD_MAGIC, zstd_chunks
@@ -40,6 +41,14 @@ class _Opening:
     """Why the first line could not be read (corrupt zstd, invalid JSON, too long ...)."""
     more: bool = False
     """True when a non-blank line follows the first one."""
+
+
+def _head_bytes(size: int) -> int:
+    return HEAD_BYTES
+
+
+def _one_more(size: int) -> int:
+    return size + 1
 
 
 NOT_A_LINE: Any = object()
@@ -103,10 +112,29 @@ class TraceSource:
             except OSError as exc:
                 raise TraceFormatError(f"cannot read: {exc.strerror}", source=self.path) from None
 
+    def _read_start(self, count: Callable[[int], int]) -> tuple[bytes, int]:
+        """Return the first ``count(size)`` bytes of the content and its size, as
+        :meth:`_open` reads them (same checks, same errors), with no file object made."""
+        if self._data is not None:
+            size = len(self._data)
+            check_size(self.path, size, self.limits.max_decompressed_bytes,
+                       "--max-decompressed-bytes")
+            return self._data[:count(size)], size
+        fd, size = open_regular_fd(self.path)
+        try:
+            check_size(
+                self.path, size, self.limits.max_decompressed_bytes, "--max-decompressed-bytes"
+            )
+            try:
+                return read_up_to(fd, count(size)), size
+            except OSError as exc:
+                raise TraceFormatError(f"cannot read: {exc.strerror}", source=self.path) from None
+        finally:
+            os.close(fd)
+
     @cached_property
     def _head_and_size(self) -> tuple[bytes, int]:
-        with self._open() as (handle, size):
-            return handle.read(HEAD_BYTES), size
+        return self._read_start(_head_bytes)
 
     @property
     def head(self) -> bytes:
@@ -251,10 +279,9 @@ class TraceSource:
             data = head  # the head is the whole file: no second read
         else:
             try:
-                with self._open() as (handle, now):
-                    # Ask for what fstat says is there (plus one byte, to see it grow): a read
-                    # of the limit itself would allocate the limit up front.
-                    data = handle.read(now + 1)
+                # Ask for what fstat says is there (plus one byte, to see it grow): a read of
+                # the limit itself would allocate the limit up front.
+                data, _ = self._read_start(_one_more)
             except MemoryError:
                 raise TraceFormatError(
                     f"too large to read in the memory available ({size} bytes)",
@@ -288,8 +315,7 @@ class TraceSource:
         if len(head) >= size:
             return head
         try:
-            with self._open() as (handle, now):
-                data = handle.read(now + 1)
+            data, _ = self._read_start(_one_more)
         except (TraceFormatError, MemoryError):
             return None
         return data if len(data) <= self.limits.document_bytes else None

@@ -114,9 +114,32 @@ def open_new_file(path: Path) -> BinaryIO:
     pointing anywhere) is removed, not followed; the file is then created exclusively, so a
     link made in between is refused rather than written through.
     """
+    return os.fdopen(_create_new(path), "wb")
+
+
+def _create_new(path: Path) -> int:
+    """Return a descriptor of ``path`` created anew, as :func:`open_new_file` creates it."""
+    # Created exclusively first: in a prepared folder nothing is at the name, and a removal
+    # that finds nothing costs a system call per file. Something there (a file, a link) is
+    # removed, never followed, and the creation is tried again, exclusive as before.
+    try:
+        return os.open(path, _NEW_FILE, 0o644)
+    except FileExistsError:
+        pass
     with suppress(FileNotFoundError):
         os.unlink(path)
-    return os.fdopen(os.open(path, _NEW_FILE, 0o644), "wb")
+    return os.open(path, _NEW_FILE, 0o644)
+
+
+def write_new_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` as :func:`open_new_file` would, with no file object made."""
+    fd = _create_new(path)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def write_whole(path: Path, data: bytes) -> None:
@@ -295,8 +318,7 @@ def write_results(suite: SuiteResult, out_dir: str | Path) -> Path:
             # In place, once: no reader trusts a case file the summary does not vouch for,
             # so a temporary name and a rename per case would buy nothing.
             data = dump_json(case_document(case))
-            with open_new_file(out / name) as handle:
-                handle.write(data)
+            write_new_file(out / name, data)
             digests[name] = digest_of(data)
         # Written last and whole: a summary present means every case file it lists was
         # written, and its digests say what each holds.

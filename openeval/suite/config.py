@@ -39,15 +39,18 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from openeval.errors import OpenEvalError, TestCaseError
 from openeval.results.trials import FlakyBand, TrialsRule
 from openeval.schemas import validate
 from openeval.suite.toml_lines import key_lines, line_of
+
+if TYPE_CHECKING:
+    from openeval.suite.discover import SuiteTree
 
 CONFIG_NAME = "openeval.toml"
 PYPROJECT_NAME = "pyproject.toml"
@@ -312,11 +315,9 @@ class SuiteConfig:
     def chain(self, testcase_path: str | Path) -> list[str]:
         """Return the folders from the root down to the test case's, relative to the root;
         empty when the test case is not under the root."""
-        try:
-            relative = Path(testcase_path).parent.relative_to(self.root)
-        except ValueError:
+        parts = _folders_below(self.root, testcase_path)
+        if parts is None:
             return []
-        parts = relative.parts
         return [""] + ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
     def applying(self, testcase_path: str | Path) -> tuple[ConfigLayer, ...]:
@@ -380,28 +381,40 @@ class SuiteConfig:
         return found
 
 
-def _walk(root: Path) -> Iterator[tuple[Path, list[str]]]:
-    """Walk the folders discovery walks: links followed once each, work folders skipped."""
-    seen: set[str] = set()
-    for folder, dirnames, filenames in os.walk(root, followlinks=True):
-        real = os.path.realpath(folder)
-        if real in seen:
-            dirnames[:] = []
-            continue
-        seen.add(real)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
-        yield Path(folder), filenames
+def _folders_below(root: str, path: str | Path) -> Sequence[str] | None:
+    """Return the folder names from ``root`` down to the folder of ``path``
+    (``Path(path).parent.relative_to(root).parts``), or None when ``path`` is not below
+    ``root``. A path discovery made (the root, a slash, plain names) is split as text; any
+    other goes through pathlib, which gives the same parts for the former."""
+    text = str(path)
+    prefix = root + "/"
+    if text.startswith(prefix):
+        names = text[len(prefix):].split("/")
+        if "" not in names and "." not in names:
+            return names[:-1]
+    try:
+        return Path(path).parent.relative_to(root).parts
+    except ValueError:
+        return None
 
 
-def load_suite_config(root: str | Path) -> SuiteConfig:
+def load_suite_config(root: str | Path, *, tree: SuiteTree | None = None) -> SuiteConfig:
     """Return every configuration file under the suite folder ``root``, each read and checked.
 
-    Never raises for a broken file: its error is kept for the cases below it.
+    The folders read are those discovery walks, but for hidden ones (links followed once
+    each); ``tree`` is that walk when the caller already made it. Never raises for a broken
+    file: its error is kept for the cases below it.
     """
+    from openeval.suite.discover import SuiteTree
+
     root = Path(root)
     layers: list[ConfigLayer] = []
     problems: dict[str, OpenEvalError] = {}
-    for folder, names in _walk(root):
+    for walked in (tree or SuiteTree.walk(root)).folders:
+        names = walked.filenames
+        if not walked.config or (CONFIG_NAME not in names and PYPROJECT_NAME not in names):
+            continue
+        folder = Path(walked.path)
         relative = folder.relative_to(root).as_posix()
         relative = "" if relative == "." else relative
         candidates = [folder / CONFIG_NAME] if CONFIG_NAME in names else []

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +64,10 @@ class CaseSpec:
     """True when ``problem`` is that the case's folder could not even be listed."""
     trials: tuple[Path, ...] = ()
     """The traces of a case run several times, in order; empty for a case with one trace."""
+    trace_real: str | None = None
+    """The real path of ``trace_path`` when the walk knows it (the trace is no link: its
+    folder's real path and its name), so the run's confinement needs no ``realpath``; None
+    otherwise."""
 
 
 def is_trial_name(name: str) -> bool:
@@ -93,19 +96,26 @@ def is_trace_name(name: str) -> bool:
     )
 
 
-def discover(suite_dir: str | Path) -> list[CaseSpec]:
+def discover(suite_dir: str | Path, *, tree: SuiteTree | None = None) -> list[CaseSpec]:
     """Return every case under ``suite_dir``, in sorted path order.
 
-    Raises SuiteError when ``suite_dir`` is not a folder or holds no case.
+    ``tree`` is the suite already walked (:meth:`SuiteTree.walk`), shared with the
+    configuration loader. Raises SuiteError when ``suite_dir`` is not a folder or holds no case.
     """
     root = Path(suite_dir)
     if not root.is_dir():
         what = "does not exist" if not root.exists() else "is not a folder"
         raise SuiteError(f"suite folder {what}", source=root)
+    tree = tree or SuiteTree.walk(root)
     specs: list[CaseSpec] = []
-    for folder, dirnames, filenames in _walk(root, specs):
-        dirnames.sort()
-        names = sorted(filenames)
+    unlistable = list(tree.unlistable)
+    for index, found in enumerate(tree.folders):
+        while unlistable and unlistable[0][0] <= index:
+            specs.append(_unlistable(root, unlistable.pop(0)[1]))
+        if not found.cases:
+            continue
+        folder, dirnames = Path(found.path), found.dirnames
+        names = sorted(found.filenames)
         if folder.name == LEGACY_TESTCASES and (folder.parent / LEGACY_TRACES).is_dir():
             specs += _legacy_cases(root, folder, names)
             continue
@@ -113,10 +123,12 @@ def discover(suite_dir: str | Path) -> list[CaseSpec]:
         # case is errored, never silently missing.
         testcases = sorted(n for n in names + dirnames if is_testcase_name(n))
         traces = [n for n in names if is_trace_name(n)]
-        specs += [_folder_case(root, folder, name, traces, names, dirnames)
+        specs += [_folder_case(root, folder, name, traces, names, dirnames,
+                               _real_beside(found, traces))
                   for name in testcases]
         if traces and not testcases:
             specs += _misnamed_cases(root, folder, names)
+    specs += [_unlistable(root, error) for _, error in unlistable]
     if not specs:
         raise SuiteError(
             "no case found: expected folders holding testcase.json (or *.testcase.json) and a "
@@ -124,6 +136,12 @@ def discover(suite_dir: str | Path) -> list[CaseSpec]:
             source=root,
         )
     return sorted(specs, key=lambda s: s.case_id)
+
+
+def _real_beside(folder: Folder, names: list[str]) -> dict[str, str]:
+    """Return the real path of each of ``names`` in ``folder`` that is no link: the folder's
+    real path and the name, known without a system call."""
+    return {n: os.path.join(folder.real, n) for n in names if n not in folder.links}
 
 
 def _looks_like_a_testcase(name: str) -> bool:
@@ -144,30 +162,125 @@ def _misnamed_cases(root: Path, folder: Path, names: list[str]) -> list[CaseSpec
     ]
 
 
-def _walk(root: Path, specs: list[CaseSpec]) -> Iterator[tuple[Path, list[str], list[str]]]:
-    """Walk ``root``, following links to folders once each; a folder that cannot be listed
-    is appended to ``specs`` as an unreadable case."""
+def _unlistable(root: Path, error: OSError) -> CaseSpec:
+    folder = Path(error.filename) if error.filename else root
+    reason = error.strerror or type(error).__name__
+    return CaseSpec(
+        _case_id(root, folder) if folder != root else folder.name, folder, None,
+        f"cannot list this folder: {reason}; every case below it is unaccounted for",
+        unreadable=True,
+    )
 
-    def unlistable(error: OSError) -> None:
-        folder = Path(error.filename) if error.filename else root
-        reason = error.strerror or type(error).__name__
-        specs.append(CaseSpec(
-            _case_id(root, folder) if folder != root else folder.name, folder, None,
-            f"cannot list this folder: {reason}; every case below it is unaccounted for",
-            unreadable=True,
-        ))
 
-    seen: set[str] = set()
-    for folder, dirnames, filenames in os.walk(root, onerror=unlistable, followlinks=True):
-        real = os.path.realpath(folder)
-        if real in seen:  # a link back to a folder already walked: a loop, or a second name
-            dirnames[:] = []
-            continue
-        seen.add(real)
-        # Hidden folders are walked too: renaming a failing case's folder to `.b` must not
-        # drop it. Only Git's own folder, which no commit can fill, and Python's caches are not.
-        dirnames[:] = [d for d in dirnames if d not in _NEVER_CASES]
-        yield Path(folder), dirnames, filenames
+@dataclass(frozen=True)
+class Folder:
+    """One folder of a suite's walk, listed once for discovery and configuration alike."""
+
+    path: str
+    """The folder as the walk reached it: the suite folder, joined with the names below it."""
+    real: str
+    """Its real path: the suite folder's ``realpath`` joined with the names below it, and
+    resolved again only at a symbolic link met on the way."""
+    dirnames: list[str]
+    """The folders in it discovery enters, sorted."""
+    filenames: list[str]
+    """The names in it that are not folders (links followed), as listed."""
+    links: frozenset[str]
+    """The names in it that are symbolic links (to files or folders)."""
+    cases: bool
+    """True when discovery reads it (every folder but ``.git`` and ``__pycache__``, each real
+    folder once)."""
+    config: bool
+    """True when configuration reads it (hidden folders not entered, each real folder once)."""
+
+
+@dataclass(frozen=True)
+class SuiteTree:
+    """A suite folder walked once: what discovery and the configuration loader each read.
+
+    Each of the two keeps its own rules (discovery enters hidden folders, configuration does
+    not; each visits a real folder once, in sorted order), so what each finds is what its own
+    walk would find; the folders are listed once, and a real path is resolved only at a link
+    (proposals/0280).
+    """
+
+    root: Path
+    folders: tuple[Folder, ...]
+    unlistable: tuple[tuple[int, OSError], ...]
+    """Folders discovery would enter that could not be listed, with their place among
+    ``folders`` (the index of the next folder walked), so their cases keep the walk's order."""
+
+    @classmethod
+    def walk(cls, suite_dir: str | Path) -> SuiteTree:
+        """Return the walk of ``suite_dir``; a folder that cannot be listed is recorded, and
+        ``suite_dir`` itself not being a folder is recorded as such (discovery refuses it)."""
+        root = Path(suite_dir)
+        folders: list[Folder] = []
+        unlistable: list[tuple[int, OSError]] = []
+        cases_seen: set[str] = set()
+        config_seen: set[str] = set()
+        top = os.fspath(root)
+        stack: list[tuple[str, str, bool, bool]] = [(top, os.path.realpath(top), True, True)]
+        while stack:
+            path, real, cases, config = stack.pop()
+            listed = _list(path)
+            if isinstance(listed, OSError):
+                if cases:
+                    unlistable.append((len(folders), listed))
+                continue
+            dirs, files, links = listed
+            # Seen checks after the listing, as a walk that lists then resolves: an
+            # unlistable second name of a folder is reported too.
+            if cases:
+                cases = real not in cases_seen
+                cases_seen.add(real)
+            if config:
+                config = real not in config_seen
+                config_seen.add(real)
+            if not (cases or config):
+                continue
+            # Hidden folders are walked too: renaming a failing case's folder to `.b` must not
+            # drop it. Only Git's own folder, which no commit can fill, and Python's caches are
+            # not. Configuration files are read outside hidden folders only.
+            dirs.sort()
+            for_cases = [d for d in dirs if d not in _NEVER_CASES] if cases else []
+            for_config = ({d for d in dirs if not d.startswith(".") and d != "__pycache__"}
+                          if config else set())
+            folders.append(Folder(path, real, for_cases, files, links, cases, config))
+            below = set(for_cases)
+            for name in reversed(dirs):
+                in_cases, in_config = name in below, name in for_config
+                if not (in_cases or in_config):
+                    continue
+                child = os.path.join(path, name)
+                child_real = (os.path.realpath(child) if name in links
+                              else os.path.join(real, name))
+                stack.append((child, child_real, in_cases, in_config))
+        return cls(root, tuple(folders), tuple(unlistable))
+
+
+def _list(path: str) -> tuple[list[str], list[str], frozenset[str]] | OSError:
+    """Return a folder's subfolders, other names and links (``os.walk``'s reading of a
+    listing: a link to a folder is a folder), or the error that stopped the listing."""
+    dirs: list[str] = []
+    files: list[str] = []
+    links: set[str] = set()
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                (dirs if is_dir else files).append(entry.name)
+                try:
+                    if entry.is_symlink():
+                        links.add(entry.name)
+                except OSError:
+                    links.add(entry.name)  # unknown: resolved like a link, never assumed plain
+    except OSError as error:
+        return error
+    return dirs, files, frozenset(links)
 
 
 def display_path(path: Path | str) -> str:
@@ -208,7 +321,7 @@ def _legacy_cases(root: Path, folder: Path, names: list[str]) -> list[CaseSpec]:
 
 def _folder_case(
     root: Path, folder: Path, name: str, traces: list[str], files: list[str],
-    folders: list[str],
+    folders: list[str], real: dict[str, str],
 ) -> CaseSpec:
     testcase = folder / name
     # A case folder is named by its path. A suite that is itself one case folder has no path
@@ -227,7 +340,7 @@ def _folder_case(
         if trials is not None:
             return _trials_case(case_id, testcase, folder, trials, traces)
     if len(traces) == 1:
-        return CaseSpec(case_id, testcase, folder / traces[0])
+        return CaseSpec(case_id, testcase, folder / traces[0], trace_real=real.get(traces[0]))
     # The test case's own `trace` key may still name it; decided when the case runs.
     problem = (
         "no trace file beside the test case (expected trace.json, trace.jsonl, *.trace, "
@@ -246,8 +359,11 @@ def _trials(
     they cannot be used); None when it has no trials. ``listed_files`` and ``listed_folders``
     are what the walk listed in ``folder``, so the folder is not listed a second time."""
     try:
-        numbered = [folder / n for n in sorted(listed_files, key=natural_key)
-                    if is_trial_name(n) and (folder / n).is_file()]
+        # Named like trials first, then sorted: the same order, with no sort key made for
+        # the files that are not trials.
+        numbered = [folder / n for n in sorted(filter(is_trial_name, listed_files),
+                                               key=natural_key)
+                    if (folder / n).is_file()]
         trials_dir = folder / TRIALS_FOLDER
         if TRIALS_FOLDER not in listed_folders or not trials_dir.is_dir():
             return (numbered, "trace-N files") if numbered else None

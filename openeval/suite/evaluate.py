@@ -157,14 +157,17 @@ def check_agent_spec_allowed(
                             location="agent_spec")
 
 
-def confine(trace_file: Path, root: str, *, source: Path, named_by_key: bool) -> None:
+def confine(
+    trace_file: Path, root: str, *, source: Path, named_by_key: bool, real: str | None = None,
+) -> None:
     """Raise TestCaseError when ``trace_file`` (links resolved) lies outside ``root``.
 
     In a pull request the test cases are the author's: without this, ``"trace":
     "/etc/passwd"`` or a link beside the test case would put another file's values into
-    details, result files and the job summary.
+    details, result files and the job summary. ``real`` is the file's real path when the
+    caller already knows it (discovery does, from the suite folder's and each link's).
     """
-    real = os.path.realpath(trace_file)
+    real = real if real is not None else os.path.realpath(trace_file)
     if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
         return
     what = "its 'trace' key names" if named_by_key else "its trace file links to"
@@ -184,6 +187,7 @@ def evaluate_case(
     problem: str | None = None,
     found_beside: bool = False,
     trials: Sequence[str | Path] = (),
+    trace_real: str | None = None,
 ) -> CaseResult:
     """Return the scored result of one case; raise OpenEvalError when a file cannot be read.
 
@@ -196,6 +200,9 @@ def evaluate_case(
 
     ``trials`` (several traces of the task) scores each one as a trial of the case: a trial
     whose trace cannot be read is an errored trial, and the case's verdict follows its rule.
+    ``trace_real`` is the real path of ``trace_path`` when already known
+    (:attr:`~openeval.suite.discover.CaseSpec.trace_real`); the confinement then checks it
+    without resolving the path again.
     """
     from openeval.adapters.registry import read_trace
     from openeval.scoring import score
@@ -229,7 +236,8 @@ def evaluate_case(
         raise TestCaseError(problem or "no trace given for this test case", source=testcase_path)
     if not plan.allow_outside and (plan.confine_to is not None or named_by_key):
         root = plan.confine_to or os.path.realpath(testcase_path.parent)
-        confine(trace_file, root, source=testcase_path, named_by_key=named_by_key)
+        confine(trace_file, root, source=testcase_path, named_by_key=named_by_key,
+                real=None if named_by_key else trace_real)
     trace, trace_format = read_trace(trace_file, plan.format,
                                      options=case_options(plan, test_case))
     return CaseResult(
@@ -345,6 +353,7 @@ def run_case(
     problem: str | None = None,
     found_beside: bool = False,
     trials: Sequence[str | Path] = (),
+    trace_real: str | None = None,
 ) -> CaseResult:
     """Return the result of one case; a file that cannot be read gives an errored result.
 
@@ -354,7 +363,7 @@ def run_case(
     try:
         return evaluate_case(
             testcase_path, trace_path, plan=plan, case_id=case_id, problem=problem,
-            found_beside=found_beside, trials=trials,
+            found_beside=found_beside, trials=trials, trace_real=trace_real,
         )
     except OpenEvalError as exc:
         testcase_path = Path(testcase_path)

@@ -36,5 +36,5 @@ def run_spec(spec: CaseSpec, plan: RunPlan) -> CaseResult:
         return unreadable_case(spec)
     return run_case(
         spec.testcase_path, spec.trace_path, plan=plan, case_id=spec.case_id,
-        problem=spec.problem, found_beside=True, trials=spec.trials,
+        problem=spec.problem, found_beside=True, trials=spec.trials, trace_real=spec.trace_real,
     )
