@@ -150,7 +150,9 @@ _REPLY_NAME = re.compile(
 )
 _ORDER = re.compile(
     r"\b(?i:order|ticket|case|booking|reservation|confirmation|invoice|reference|ref|tracking)"
-    r"(?i:[ \t]*(?:number|no\.?|num|id|code|#))?[ \t]*[:#]?[ \t]*(?i:is[ \t]+)?"
+    # One blank run, then an optional ":" or "#" and its own run: two runs side by side with
+    # nothing required between them would backtrack quadratically on a long blank run.
+    r"(?i:[ \t]*(?:number|no\.?|num|id|code|#))?[ \t]*(?:[:#][ \t]*)?(?i:is[ \t]+)?"
     r"((?=[A-Za-z-]*\d)[A-Za-z0-9][A-Za-z0-9-]{2,40})\b"
 )
 _ASK = re.compile(

@@ -519,11 +519,35 @@ def length_budget(
 # --- markdown_structure --------------------------------------------------------------------
 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
+_ATX_OPENING = re.compile(r"^ {0,3}(#{1,6})(.*)$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
-_TABLE_DELIMITER = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+# Every blank run is followed by something required (a pipe, a dash, the end), so no two runs
+# share a stretch of blanks: a long blank run costs linear time, never quadratic.
+_TABLE_DELIMITER = re.compile(
+    r"^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*(?:\|[ \t]*)?$"
+)
 _INLINE_CODE = re.compile(r"`[^`]*`")
+
+
+def atx_heading(line: str) -> str | None:
+    """Return the text of an ATX heading line (``## Title ##``), or None if it is not one.
+
+    A heading is up to three spaces, one to six ``#``, then nothing, or blanks and the text,
+    or (after six ``#``) only a closing run. The text loses its leading blanks and its closing
+    sequence (blanks, ``#``s, blanks). Written with string methods rather than one pattern
+    because the pattern form (a lazy text before optional blank and ``#`` runs) backtracks
+    quadratically on a long blank run; a test holds this equal to that pattern.
+    """
+    opening = _ATX_OPENING.match(line)
+    if opening is None:
+        return None
+    rest = opening.group(2)
+    if not rest:
+        return ""
+    if rest[0] in " \t":
+        return rest.lstrip(" \t").rstrip(" \t").rstrip("#").rstrip(" \t")
+    return "" if not rest.lstrip(" \t").lstrip("#").lstrip(" \t") else None
 
 
 def _cells(row: str) -> int:
@@ -575,9 +599,9 @@ class _Markdown:
 
         ``index`` is the index of the line after ``line`` (so ``line``'s number, from 1).
         """
-        heading = _ATX.match(line)
-        if heading:
-            self.headings.append((heading.group(2) or "").strip())
+        heading = atx_heading(line)
+        if heading is not None:
+            self.headings.append(heading.strip())
             return index
         setext = _SETEXT.match(line)
         if (setext and previous.strip() and not _LIST_ITEM.match(previous)
