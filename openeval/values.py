@@ -149,6 +149,58 @@ def _compare(expected: Any, actual: Any, depth: int) -> bool | None:
 
 _ABSENT: Any = object()
 
+STRICT_DUMP = (orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
+                | orjson.OPT_PASSTHROUGH_DATETIME)
+"""orjson refuses, with these, every subclass of a JSON type, a dataclass and a datetime."""
+
+
+def is_plain_json(value: Any) -> bool:
+    """Return True when ``value`` holds only exact JSON types: ``dict`` with ``str`` keys,
+    ``list``, ``str``, ``int`` (64 bits), ``float`` (finite), ``bool`` and None, and nests no
+    deeper than orjson writes.
+
+    Between such values, Python's ``==`` is :func:`json_equal` except that a boolean equals
+    the number 0 or 1 (``True == 1``): no tuple against a list, no subclass, no NaN. A caller
+    that knows both sides are plain compares with ``==`` in C instead of walking them here.
+    Decided by one round trip through orjson: a value it cannot write (a subclass, a
+    ``Decimal``, an integer past 64 bits) fails, and one it writes as something else (a tuple
+    as an array, NaN as null, an enum as its value) comes back unequal.
+    """
+    try:
+        return bool(orjson.loads(orjson.dumps(value, option=STRICT_DUMP)) == value)
+    except (TypeError, orjson.JSONDecodeError):
+        return False
+
+
+def plain_literal(value: Any) -> tuple[bool, bool]:
+    """Return ``(plain, boolish)`` for an expected value: ``plain`` when it holds only exact
+    JSON types (see :func:`is_plain_json`; no NaN, nested less than :data:`MAX_JSON_DEPTH`),
+    ``boolish`` when somewhere inside it a boolean or a number equal to 0 or 1 stands, the
+    only leaves for which ``==`` and :func:`json_equal` can disagree between plain values."""
+    boolish = False
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is dict or kind is list:
+            if depth + 1 >= MAX_JSON_DEPTH:
+                return False, boolish
+            if kind is dict:
+                if any(type(key) is not str for key in item):
+                    return False, boolish
+                stack.extend((child, depth + 1) for child in item.values())
+            else:
+                stack.extend((child, depth + 1) for child in item)
+        elif kind is bool:
+            boolish = True
+        elif kind is int or kind is float:
+            if item != item or item in (float("inf"), float("-inf")):
+                return False, boolish
+            boolish = boolish or item == 0 or item == 1
+        elif kind is not str and item is not None:
+            return False, boolish
+    return True, boolish
+
 
 def json_equal(expected: Any, actual: Any) -> bool:
     """Return True when two JSON values are deeply equal.

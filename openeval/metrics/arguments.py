@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
+
+import orjson
 
 from openeval.errors import OpenEvalError
 from openeval.matching.alignment import AlignedCall, Difference, alignment_data, args_problem
 from openeval.matching.calls import MAX_COMPARISONS
 from openeval.matching.constraints import uses_constraints
-from openeval.matching.matchers import Expected, Mismatch, compile_expected
+from openeval.matching.matchers import Expected, Mismatch, Verdict, compile_expected
+from openeval.matching.matchers import Literal as MatchLiteral
 from openeval.matching.shared import counts_match
 from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
 from openeval.metrics._common import (
@@ -24,7 +27,16 @@ from openeval.metrics._rules import arguments_by_rules
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
-from openeval.values import MISSING, canonical_key, json_equal, short_json
+from openeval.values import (
+    MISSING,
+    STRICT_DUMP,
+    canonical_key,
+    is_plain_json,
+    json_compare,
+    json_equal,
+    plain_literal,
+    short_json,
+)
 
 _NO_ARGS: Mapping[str, Any] = {}
 _ABSENT: Hashable = ("absent",)  # canonical keys are never this tuple (see canonical_key)
@@ -68,73 +80,100 @@ class ArgumentCorrectness(Metric):
 
     def measure_compiled(self, trace: AgentTrace, case: CompiledCase) -> Measurement:
         """:meth:`measure`, the expected arguments compiled once per case."""
-        test_case = case.test_case
-        if case.once(constrained):
-            shared = counts_match(trace.steps, test_case)
-            if shared is not None:
-                return arguments_by_rules(shared, trace, test_case)
-        wanted, total, by_tool, rows = case.once(_expected_args)
-        if not total:
-            return not_applicable("no expected arguments")
-        executed: dict[str, list[Mapping[str, Any]]] = {name: [] for name in by_tool}
-        made: dict[str, list[TraceStep]] = {name: [] for name in by_tool}
-        denied: Counter[str] = Counter()
-        for step in trace.steps:
-            if step.type != "tool_call" or step.tool_name not in executed:
-                continue
-            if step.denied:
-                denied[step.tool_name] += 1
-            else:
-                executed[step.tool_name].append(step.tool_args or _NO_ARGS)
-                made[step.tool_name].append(step)
+        return measure_arguments(trace, case)
 
-        if all(
-            _all_found([rows[call.position] for call in calls], executed[tool])
-            for tool, calls in by_tool.items()
-        ):
-            return Measurement(1.0, f"expected argument values matched: {total}/{total}")
-        partner: dict[int, TraceStep | None] = {}
-        matched = 0
-        for tool, calls in by_tool.items():
-            actual = executed[tool]
-            pairing = pair_calls([rows[call.position] for call in calls], actual)
-            matched += pairing.matched
-            for call, column in zip(calls, pairing.partners, strict=True):
-                partner[call.position] = None if column is None else made[tool][column]
 
-        if matched == total:
-            return Measurement(1.0, f"expected argument values matched: {total}/{total}")
-        # Only a failing run pays for the explanations and the side-by-side rows.
-        problems: list[str] = []
-        aligned: list[AlignedCall] = []
-        seen: Counter[str] = Counter()
-        for call in wanted:
-            seen[call.tool] += 1
-            label = call.tool if len(by_tool[call.tool]) == 1 else f"{call.tool}#{seen[call.tool]}"
-            paired = partner[call.position]
-            if paired is None:
-                blocked = f" ({denied[call.tool]} denied)" if denied[call.tool] else ""
-                problems.append(f"{label}: not called{blocked}")
-                aligned.append(AlignedCall(call.position, None, call.tool, "missing", False))
-                continue
-            broken = args_problem(paired)
-            if broken is not None:
-                problems.append(f"{label}: {broken}")
-                aligned.append(AlignedCall(
-                    call.position, paired.step_id, call.tool, "args differ", False,
-                    (Difference("arguments", "a JSON object", broken),),
-                ))
-                continue
-            found = rows[call.position].mismatches(paired.tool_args or _NO_ARGS)
-            problems.extend(f"{label}.{m}" for m in found)
+def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = True) -> Measurement:
+    """:meth:`ArgumentCorrectness.measure_compiled`; ``fast=False`` takes the general path
+    (every tool's calls paired, every pair compared the slow, exact way, every pair explained),
+    which gives the same measurement: tests hold the fast paths to it (proposals/0270)."""
+    test_case = case.test_case
+    if case.once(constrained):
+        shared = counts_match(trace.steps, test_case)
+        if shared is not None:
+            return arguments_by_rules(shared, trace, test_case)
+    wanted, total, by_tool, rows, as_written = case.once(_expected_args)
+    if not total:
+        return not_applicable("no expected arguments")
+    executed: dict[str, list[Mapping[str, Any]]] = {name: [] for name in by_tool}
+    made: dict[str, list[TraceStep]] = {name: [] for name in by_tool}
+    denied: Counter[str] = Counter()
+    for step in trace.steps:
+        if step.type != "tool_call" or step.tool_name not in executed:
+            continue
+        if step.denied:
+            denied[step.tool_name] += 1
+        else:
+            executed[step.tool_name].append(step.tool_args or _NO_ARGS)
+            made[step.tool_name].append(step)
+
+    passed = f"expected argument values matched: {total}/{total}"
+    # Tools whose calls were made exactly as written, in order: each call matched whole by
+    # the executed call at its own place (what the greedy search below would find).
+    exact = {tool for tool in by_tool
+             if fast and _made_as_written(as_written.get(tool), executed[tool])}
+    if len(exact) == len(by_tool):
+        return Measurement(1.0, passed)
+    rest = [tool for tool in by_tool if tool not in exact]
+    plain = fast and is_plain_json([args for tool in rest for args in executed[tool]])
+    if all(
+        _all_found([rows[call.position] for call in by_tool[tool]], executed[tool], plain=plain)
+        for tool in rest
+    ):
+        return Measurement(1.0, passed)
+    partner: dict[int, TraceStep | None] = {}
+    matched = 0
+    for tool, calls in by_tool.items():
+        if tool in exact and as_written[tool][2]:
+            # The pairing would be the diagonal (see _ExpectedArgs.as_written): no table.
+            matched += sum(len(rows[call.position].items) for call in calls)
+            for call, step in zip(calls, made[tool], strict=True):
+                partner[call.position] = step
+            continue
+        pairing = pair_calls([rows[call.position] for call in calls], executed[tool],
+                             plain=plain and tool not in exact)
+        matched += pairing.matched
+        for call, column in zip(calls, pairing.partners, strict=True):
+            partner[call.position] = None if column is None else made[tool][column]
+
+    if matched == total:
+        return Measurement(1.0, passed)
+    # Only a failing run pays for the explanations and the side-by-side rows.
+    problems: list[str] = []
+    aligned: list[AlignedCall] = []
+    seen: Counter[str] = Counter()
+    for call in wanted:
+        seen[call.tool] += 1
+        label = call.tool if len(by_tool[call.tool]) == 1 else f"{call.tool}#{seen[call.tool]}"
+        paired = partner[call.position]
+        if paired is None:
+            blocked = f" ({denied[call.tool]} denied)" if denied[call.tool] else ""
+            problems.append(f"{label}: not called{blocked}")
+            aligned.append(AlignedCall(call.position, None, call.tool, "missing", False))
+            continue
+        broken = args_problem(paired)
+        if broken is not None:
+            problems.append(f"{label}: {broken}")
             aligned.append(AlignedCall(
-                call.position, paired.step_id, call.tool, "args differ" if found else "matched",
-                not found, tuple(Difference.of(m) for m in found),
+                call.position, paired.step_id, call.tool, "args differ", False,
+                (Difference("arguments", "a JSON object", broken),),
             ))
-        head = f"expected argument values matched: {matched}/{total}"
-        details = join_bounded([head, *problems])
-        return Measurement(matched / total, with_unrecorded_note(details, matched / total, trace),
-                           data=alignment_data(aligned))
+            continue
+        row = rows[call.position]
+        args = paired.tool_args or _NO_ARGS
+        # A pair that matches every value has no mismatch to name: only the others pay.
+        weight = row.weight_plain if plain else row.weight
+        full = fast and (call.tool in exact or weight(args) == len(row.items))
+        found = [] if full else row.mismatches(args)
+        problems.extend(f"{label}.{m}" for m in found)
+        aligned.append(AlignedCall(
+            call.position, paired.step_id, call.tool, "args differ" if found else "matched",
+            not found, tuple(Difference.of(m) for m in found),
+        ))
+    head = f"expected argument values matched: {matched}/{total}"
+    details = join_bounded([head, *problems])
+    return Measurement(matched / total, with_unrecorded_note(details, matched / total, trace),
+                       data=alignment_data(aligned))
 
 
 class _ExpectedArgs(NamedTuple):
@@ -145,6 +184,13 @@ class _ExpectedArgs(NamedTuple):
     by_tool: dict[str, list[ExpectedCall]]
     rows: dict[int, ExpectedArgs]
     """Each call's arguments compiled, by position in ``expected_tool_calls``."""
+    as_written: dict[str, tuple[list[Mapping[str, Any]], bytes, bool]]
+    """For each tool whose expected arguments hold no matcher: those arguments in order,
+    their JSON (sorted keys), for :func:`_made_as_written`, and whether no call's arguments
+    hold all of a later call's (``{"a": 1, "b": 2}`` holds ``{"a": 1}``). When they do not,
+    and the calls were made as written, each expected call's first fully matching executed
+    call is the one at its own place, all different, so the pairing is that diagonal
+    (:func:`~openeval.metrics._assignment.max_weight_assignment`'s first shortcut)."""
 
 
 def _expected_args(test_case: EvalTestCase) -> _ExpectedArgs:
@@ -156,7 +202,55 @@ def _expected_args(test_case: EvalTestCase) -> _ExpectedArgs:
         call.position: ExpectedArgs(call.args, f"expected_tool_calls[{call.position}].args")
         for call in wanted
     }
-    return _ExpectedArgs(wanted, sum(len(call.args) for call in wanted), by_tool, rows)
+    as_written: dict[str, tuple[list[Mapping[str, Any]], bytes, bool]] = {}
+    for tool, calls in by_tool.items():
+        if all(rows[call.position].literal for call in calls):
+            args = [call.args for call in calls]
+            try:
+                text = orjson.dumps(args, option=_SORTED_STRICT)
+            except TypeError:
+                continue  # not JSON orjson writes (an integer past 64 bits): the long way
+            as_written[tool] = (args, text, _none_holds_a_later(args))
+    return _ExpectedArgs(wanted, sum(len(call.args) for call in wanted), by_tool, rows,
+                         as_written)
+
+
+_SORTED_STRICT = orjson.OPT_SORT_KEYS | STRICT_DUMP
+
+
+def _none_holds_a_later(args: list[Mapping[str, Any]]) -> bool:
+    """True when no argument object holds every key of a later one with an equal value."""
+    if len(args) * len(args) > _DIRECT_LIMIT:
+        return False  # never made as written at this size (see _made_as_written)
+    return not any(
+        all(key in args[j] and json_equal(value, args[j][key]) for key, value in later.items())
+        for k, later in enumerate(args) for j in range(k)
+    )
+
+
+def _made_as_written(
+    expected: tuple[list[Mapping[str, Any]], bytes, bool] | None,
+    actual: list[Mapping[str, Any]],
+) -> bool:
+    """True when one tool's executed arguments are its expected ones, call for call in order:
+    equal by ``==`` and written to the same JSON by orjson, strictly (no subclass).
+
+    Then each expected call is matched whole by the executed call at its own place, which is
+    what :func:`_all_found` would find, in one comparison in C. ``==`` alone could take
+    ``true`` for ``1`` or a ``Decimal`` for a number; the same JSON text alone could take NaN
+    (written ``null``) for null or an enum for its value; both together take only JSON equal
+    to what the case wrote (proposals/0270). Only sizes :func:`_all_found` tries qualify, so
+    the pairing's bound is never skipped.
+    """
+    if expected is None:
+        return False
+    args, text, _ = expected
+    if len(args) != len(actual) or len(args) * len(actual) > _DIRECT_LIMIT or args != actual:
+        return False
+    try:
+        return orjson.dumps(actual, option=_SORTED_STRICT) == text
+    except TypeError:
+        return False
 
 
 def constrained(test_case: EvalTestCase) -> bool:
@@ -177,7 +271,9 @@ class Pairing:
     """Argument comparisons and flow steps spent; tests bound it instead of timing."""
 
 
-def pair_calls(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]]) -> Pairing:
+def pair_calls(
+    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False
+) -> Pairing:
     """Return the pairing of ``expected`` calls' arguments with ``actual`` args that matches the
     most expected key-value pairs, no call used twice.
 
@@ -188,16 +284,22 @@ def pair_calls(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, A
     O(len(actual) x keys) to group the executed calls, plus
     O(groups_expected x groups_executed x keys) comparisons and a flow over the groups: 200
     identical expected calls against a million executed ones is one group against a few.
+    ``plain`` says that every executed argument object is plain JSON
+    (:func:`~openeval.values.is_plain_json`): the weights are then counted by
+    :meth:`ExpectedArgs.weight_plain`, with the same result.
     """
     if len(expected) * len(actual) <= _DIRECT_LIMIT:
-        weights = [[row.weight(args) for args in actual] for row in expected]
+        weights = [[row.weight_plain(args) for args in actual] for row in expected] if plain \
+            else [[row.weight(args) for args in actual] for row in expected]
         partners = max_weight_assignment(weights)
         matched = sum(w[c] for w, c in zip(weights, partners, strict=True) if c is not None)
         return Pairing(partners, matched, len(expected) * len(actual))
     return _pair_groups(expected, actual)
 
 
-def _all_found(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]]) -> bool:
+def _all_found(
+    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False
+) -> bool:
     """True when each expected call finds its own executed call matching all its arguments,
     taking the first such call left (in order, from after the last one taken).
 
@@ -212,9 +314,10 @@ def _all_found(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, A
     start = 0
     for row in expected:
         full = len(row.items)
+        weight = row.weight_plain if plain else row.weight
         for offset in range(len(free)):
             at = (start + offset) % len(free)
-            if row.weight(actual[free[at]]) == full:
+            if weight(actual[free[at]]) == full:
                 del free[at]
                 start = at
                 break
@@ -231,7 +334,7 @@ class ExpectedArgs:
     one raises TestCaseError naming ``where`` and the key.
     """
 
-    __slots__ = ("args", "items", "where")
+    __slots__ = ("args", "items", "literal", "plain_items", "where")
 
     def __init__(self, args: Mapping[str, Any], where: str) -> None:
         self.args = args
@@ -242,6 +345,11 @@ class ExpectedArgs:
             else (key, _ABSENT, compile_expected(value, f"{where}.{key}"))
             for key, value in sorted(args.items(), key=lambda item: str(item[0]))
         ]
+        self.plain_items: list[tuple[str, Any, int, Callable[[Any], Verdict] | None]] = [
+            _plain_item(key, plain, field) for key, plain, field in self.items
+        ]
+        self.literal = all(mode != _MATCHER for _, _, mode, _ in self.plain_items)
+        """No matcher anywhere: every value is plain JSON, compared by equality alone."""
 
     def weight(self, actual: Mapping[str, Any]) -> int:
         """Return how many expected key-value pairs ``actual`` matches."""
@@ -256,6 +364,24 @@ class ExpectedArgs:
                 elif kind not in _SCALARS and got is not MISSING and json_equal(plain, got):
                     count += 1  # a subclass (an IntEnum, a str enum ...): the slow, exact way
             elif field.test(got) is True:
+                count += 1
+        return count
+
+    def weight_plain(self, actual: Mapping[str, Any]) -> int:
+        """:meth:`weight` of an ``actual`` that :func:`~openeval.values.is_plain_json` holds
+        plain: a value without a matcher is compared by ``==`` in C, confirmed by
+        :func:`~openeval.values.json_compare` only where a boolean could pass for 0 or 1."""
+        count = 0
+        for key, plain, mode, test in self.plain_items:
+            got = actual.get(key, MISSING)
+            if mode == _SCALAR:
+                kind = type(got)
+                if kind is type(plain) or (kind in _NUMBERS and type(plain) in _NUMBERS):
+                    count += plain == got
+            elif test is not None:
+                if test(got) is True:
+                    count += 1
+            elif plain == got and (mode == _LITERAL or json_compare(plain, got) is True):
                 count += 1
         return count
 
@@ -277,6 +403,26 @@ class ExpectedArgs:
             elif not json_equal(plain, got):
                 out.append(Mismatch(str(key), short_json(plain), got, wanted=plain))
         return out
+
+
+_SCALAR, _LITERAL, _BOOLISH_LITERAL, _MATCHER = range(4)
+"""How :meth:`ExpectedArgs.weight_plain` compares a value: a plain scalar; a plain JSON
+object or array (``==`` decides); one holding a boolean, 0 or 1 (``==`` refuses, and
+:func:`~openeval.values.json_compare` confirms); anything with a matcher (its test)."""
+
+
+def _plain_item(
+    key: str, plain: Any, field: Expected | None
+) -> tuple[str, Any, int, Callable[[Any], Verdict] | None]:
+    """One value of :attr:`ExpectedArgs.plain_items`: its key, the value ``==`` compares (a
+    scalar, or a literal's JSON), how it compares, and the matcher's test (matchers only)."""
+    if field is None:
+        return key, plain, _SCALAR, None
+    literal, boolish = (plain_literal(field.source) if type(field) is MatchLiteral
+                        else (False, False))
+    if not literal:
+        return key, _ABSENT, _MATCHER, field.test
+    return key, field.source, _BOOLISH_LITERAL if boolish else _LITERAL, None
 
 
 def _pair_groups(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]]) -> Pairing:
