@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
@@ -28,6 +28,7 @@ from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import (
+    MAX_JSON_DEPTH,
     MISSING,
     STRICT_DUMP,
     canonical_key,
@@ -42,6 +43,9 @@ _NO_ARGS: Mapping[str, Any] = {}
 _ABSENT: Hashable = ("absent",)  # canonical keys are never this tuple (see canonical_key)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _NUMBERS = frozenset({int, float})
+_PLAIN_FROM = 3
+"""From this many expected calls of one tool on, its executed arguments are checked plain JSON
+once, and each comparison then runs in C (:meth:`ExpectedArgs.weight_plain`)."""
 _DIRECT_LIMIT = 4096
 """Up to this many (expected, executed) pairs, weights are computed pair by pair and solved
 by the Hungarian method; beyond it, identical calls are grouped first."""
@@ -92,7 +96,8 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
         shared = counts_match(trace.steps, test_case)
         if shared is not None:
             return arguments_by_rules(shared, trace, test_case)
-    wanted, total, by_tool, rows, as_written = case.once(_expected_args)
+    form = case.once(_ExpectedArgs)
+    wanted, total, by_tool = form.wanted, form.total, form.by_tool
     if not total:
         return not_applicable("no expected arguments")
     executed: dict[str, list[Mapping[str, Any]]] = {name: [] for name in by_tool}
@@ -110,31 +115,40 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
     passed = f"expected argument values matched: {total}/{total}"
     # Tools whose calls were made exactly as written, in order: each call matched whole by
     # the executed call at its own place (what the greedy search below would find).
-    exact = {tool for tool in by_tool
-             if fast and _made_as_written(as_written.get(tool), executed[tool])}
+    exact = {tool for tool in by_tool if fast and form.made_as_written(tool, executed[tool])}
     if len(exact) == len(by_tool):
         return Measurement(1.0, passed)
+    rows = form.rows()
     rest = [tool for tool in by_tool if tool not in exact]
-    plain = fast and is_plain_json([args for tool in rest for args in executed[tool]])
+    # Knowing a tool's executed arguments plain JSON costs about one comparison per call; it
+    # pays where each executed call meets several expected ones.
+    plain = {tool for tool in rest
+             if fast and len(by_tool[tool]) >= _PLAIN_FROM and is_plain_json(executed[tool])}
     if all(
-        _all_found([rows[call.position] for call in by_tool[tool]], executed[tool], plain=plain)
+        _all_found([rows[call.position] for call in by_tool[tool]], executed[tool],
+                   plain=tool in plain)
         for tool in rest
     ):
         return Measurement(1.0, passed)
-    partner: dict[int, TraceStep | None] = {}
+    # Each expected call's executed call, and whether it matched every value (then there is
+    # nothing to explain).
+    partner: dict[int, tuple[TraceStep | None, bool]] = {}
     matched = 0
+    diagonal = form.diagonals() if exact else frozenset()
     for tool, calls in by_tool.items():
-        if tool in exact and as_written[tool][2]:
-            # The pairing would be the diagonal (see _ExpectedArgs.as_written): no table.
-            matched += sum(len(rows[call.position].items) for call in calls)
+        if tool in diagonal and tool in exact:
+            # The pairing would be the diagonal (see _ExpectedArgs.diagonals): no table.
             for call, step in zip(calls, made[tool], strict=True):
-                partner[call.position] = step
+                matched += len(rows[call.position].items)
+                partner[call.position] = (step, True)
             continue
         pairing = pair_calls([rows[call.position] for call in calls], executed[tool],
-                             plain=plain and tool not in exact)
+                             plain=tool in plain)
         matched += pairing.matched
-        for call, column in zip(calls, pairing.partners, strict=True):
-            partner[call.position] = None if column is None else made[tool][column]
+        for call, column, gain in zip(calls, pairing.partners, pairing.gains, strict=True):
+            partner[call.position] = (
+                None if column is None else made[tool][column],
+                fast and gain == len(rows[call.position].items))
 
     if matched == total:
         return Measurement(1.0, passed)
@@ -145,7 +159,7 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
     for call in wanted:
         seen[call.tool] += 1
         label = call.tool if len(by_tool[call.tool]) == 1 else f"{call.tool}#{seen[call.tool]}"
-        paired = partner[call.position]
+        paired, whole = partner[call.position]
         if paired is None:
             blocked = f" ({denied[call.tool]} denied)" if denied[call.tool] else ""
             problems.append(f"{label}: not called{blocked}")
@@ -162,9 +176,7 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
         row = rows[call.position]
         args = paired.tool_args or _NO_ARGS
         # A pair that matches every value has no mismatch to name: only the others pay.
-        weight = row.weight_plain if plain else row.weight
-        full = fast and (call.tool in exact or weight(args) == len(row.items))
-        found = [] if full else row.mismatches(args)
+        found = [] if whole else row.mismatches(args)
         problems.extend(f"{label}.{m}" for m in found)
         aligned.append(AlignedCall(
             call.position, paired.step_id, call.tool, "args differ" if found else "matched",
@@ -176,43 +188,85 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
                        data=alignment_data(aligned))
 
 
-class _ExpectedArgs(NamedTuple):
-    wanted: list[ExpectedCall]
-    """The expected calls that list arguments."""
-    total: int
-    """Their expected key-value pairs."""
-    by_tool: dict[str, list[ExpectedCall]]
-    rows: dict[int, ExpectedArgs]
-    """Each call's arguments compiled, by position in ``expected_tool_calls``."""
-    as_written: dict[str, tuple[list[Mapping[str, Any]], bytes, bool]]
-    """For each tool whose expected arguments hold no matcher: those arguments in order,
-    their JSON (sorted keys), for :func:`_made_as_written`, and whether no call's arguments
-    hold all of a later call's (``{"a": 1, "b": 2}`` holds ``{"a": 1}``). When they do not,
-    and the calls were made as written, each expected call's first fully matching executed
-    call is the one at its own place, all different, so the pairing is that diagonal
-    (:func:`~openeval.metrics._assignment.max_weight_assignment`'s first shortcut)."""
+class _ExpectedArgs:
+    """What the metric reads from the test case, built once per case (a :class:`CompiledCase`
+    form); the compiled rows and the diagonal tools only when a trace first needs them."""
 
+    __slots__ = ("_diagonals", "_rows", "_texts", "args", "by_tool", "total", "wanted")
 
-def _expected_args(test_case: EvalTestCase) -> _ExpectedArgs:
-    wanted = [call for call in expected_calls(test_case) if call.args]
-    by_tool: dict[str, list[ExpectedCall]] = {}
-    for call in wanted:
-        by_tool.setdefault(call.tool, []).append(call)
-    rows = {
-        call.position: ExpectedArgs(call.args, f"expected_tool_calls[{call.position}].args")
-        for call in wanted
-    }
-    as_written: dict[str, tuple[list[Mapping[str, Any]], bytes, bool]] = {}
-    for tool, calls in by_tool.items():
-        if all(rows[call.position].literal for call in calls):
-            args = [call.args for call in calls]
-            try:
-                text = orjson.dumps(args, option=_SORTED_STRICT)
-            except TypeError:
-                continue  # not JSON orjson writes (an integer past 64 bits): the long way
-            as_written[tool] = (args, text, _none_holds_a_later(args))
-    return _ExpectedArgs(wanted, sum(len(call.args) for call in wanted), by_tool, rows,
-                         as_written)
+    def __init__(self, test_case: EvalTestCase) -> None:
+        self.wanted = [call for call in expected_calls(test_case) if call.args]
+        """The expected calls that list arguments."""
+        self.total = sum(len(call.args) for call in self.wanted)
+        """Their expected key-value pairs."""
+        self.by_tool: dict[str, list[ExpectedCall]] = {}
+        for call in self.wanted:
+            self.by_tool.setdefault(call.tool, []).append(call)
+        self.args = {tool: [call.args for call in calls] for tool, calls in self.by_tool.items()}
+        """Each tool's expected argument objects, in order."""
+        self._texts: dict[str, bytes | None] = {}
+        self._rows: dict[int, ExpectedArgs] | None = None
+        self._diagonals: frozenset[str] | None = None
+
+    def made_as_written(self, tool: str, actual: list[Mapping[str, Any]]) -> bool:
+        """True when ``tool``'s executed arguments are its expected ones, call for call in
+        order: equal by ``==`` and written to the same JSON by orjson, strictly.
+
+        Then each expected call is matched whole by the executed call at its own place, which
+        is what :func:`_all_found` would find, in one comparison in C. ``==`` alone could
+        take ``true`` for ``1`` or a ``Decimal`` for a number; the same JSON text alone could
+        take NaN (written ``null``) for null or an enum for its value; both together take
+        only JSON equal to what the case wrote (proposals/0270). Only sizes
+        :func:`_all_found` tries qualify, so the pairing's bound is never skipped.
+        """
+        calls = self.by_tool[tool]
+        if len(calls) != len(actual) or len(calls) * len(actual) > _DIRECT_LIMIT:
+            return False
+        args = self.args[tool]
+        if args != actual:
+            return False
+        text = self.text(tool)
+        if text is None:
+            return False
+        try:
+            return orjson.dumps(actual, option=_SORTED_STRICT) == text
+        except TypeError:
+            return False
+
+    def text(self, tool: str) -> bytes | None:
+        """``tool``'s expected arguments as JSON with sorted keys, when orjson writes them
+        strictly (no subclass), without a matcher (no key, nor any text, starting with
+        ``$``), nesting less than MAX_JSON_DEPTH, with no NaN or infinity (written ``null``);
+        else None. Nothing of such a tool can fail to compile, so a run whose every tool was
+        made as written needs no compiled row at all."""
+        if tool not in self._texts:
+            self._texts[tool] = _strict_text(self.args[tool])
+        return self._texts[tool]
+
+    def rows(self) -> dict[int, ExpectedArgs]:
+        """Each expected call's arguments compiled, by position in ``expected_tool_calls``;
+        raises TestCaseError at the first malformed matcher (and keeps nothing)."""
+        if self._rows is None:
+            self._rows = {
+                call.position: ExpectedArgs(call.args,
+                                            f"expected_tool_calls[{call.position}].args")
+                for call in self.wanted
+            }
+        return self._rows
+
+    def diagonals(self) -> frozenset[str]:
+        """The tools with a :meth:`text` where no call's arguments hold every key of a later
+        call's with an equal value (``{"a": 1, "b": 2}`` holds ``{"a": 1}``).
+
+        When such a tool's calls were made as written, each expected call's first fully
+        matching executed call is the one at its own place, all different, so the pairing is
+        that diagonal (:func:`~openeval.metrics._assignment.max_weight_assignment`'s first
+        shortcut) and no table of weights is needed."""
+        if self._diagonals is None:
+            self._diagonals = frozenset(tool for tool, args in self.args.items()
+                                        if self.text(tool) is not None
+                                        and _none_holds_a_later(args))
+        return self._diagonals
 
 
 _SORTED_STRICT = orjson.OPT_SORT_KEYS | STRICT_DUMP
@@ -228,29 +282,15 @@ def _none_holds_a_later(args: list[Mapping[str, Any]]) -> bool:
     )
 
 
-def _made_as_written(
-    expected: tuple[list[Mapping[str, Any]], bytes, bool] | None,
-    actual: list[Mapping[str, Any]],
-) -> bool:
-    """True when one tool's executed arguments are its expected ones, call for call in order:
-    equal by ``==`` and written to the same JSON by orjson, strictly (no subclass).
-
-    Then each expected call is matched whole by the executed call at its own place, which is
-    what :func:`_all_found` would find, in one comparison in C. ``==`` alone could take
-    ``true`` for ``1`` or a ``Decimal`` for a number; the same JSON text alone could take NaN
-    (written ``null``) for null or an enum for its value; both together take only JSON equal
-    to what the case wrote (proposals/0270). Only sizes :func:`_all_found` tries qualify, so
-    the pairing's bound is never skipped.
-    """
-    if expected is None:
-        return False
-    args, text, _ = expected
-    if len(args) != len(actual) or len(args) * len(actual) > _DIRECT_LIMIT or args != actual:
-        return False
+def _strict_text(args: list[Mapping[str, Any]]) -> bytes | None:
     try:
-        return orjson.dumps(actual, option=_SORTED_STRICT) == text
+        text = orjson.dumps(args, option=_SORTED_STRICT)
     except TypeError:
-        return False
+        return None  # not JSON orjson writes (an integer past 64 bits): the long way
+    if (b'"$' in text or text.count(b"[") + text.count(b"{") >= MAX_JSON_DEPTH
+            or (b"null" in text and not plain_literal(args)[0])):
+        return None
+    return text
 
 
 def constrained(test_case: EvalTestCase) -> bool:
@@ -269,6 +309,10 @@ class Pairing:
     """Expected key-value pairs matched in total: the largest possible."""
     work: int
     """Argument comparisons and flow steps spent; tests bound it instead of timing."""
+    gains: tuple[int | None, ...] = ()
+    """For each expected call, the key-value pairs its executed call matches, where the
+    pairing counted them (None where it did not: an unpaired call, a spare pair); empty when
+    not kept. A call whose gain is its whole count needs no explanation."""
 
 
 def pair_calls(
@@ -293,7 +337,9 @@ def pair_calls(
             else [[row.weight(args) for args in actual] for row in expected]
         partners = max_weight_assignment(weights)
         matched = sum(w[c] for w, c in zip(weights, partners, strict=True) if c is not None)
-        return Pairing(partners, matched, len(expected) * len(actual))
+        gains = tuple([None if c is None else w[c]
+                       for w, c in zip(weights, partners, strict=True)])
+        return Pairing(partners, matched, len(expected) * len(actual), gains)
     return _pair_groups(expected, actual)
 
 
@@ -334,7 +380,7 @@ class ExpectedArgs:
     one raises TestCaseError naming ``where`` and the key.
     """
 
-    __slots__ = ("args", "items", "literal", "plain_items", "where")
+    __slots__ = ("args", "items", "plain_items", "where")
 
     def __init__(self, args: Mapping[str, Any], where: str) -> None:
         self.args = args
@@ -345,11 +391,9 @@ class ExpectedArgs:
             else (key, _ABSENT, compile_expected(value, f"{where}.{key}"))
             for key, value in sorted(args.items(), key=lambda item: str(item[0]))
         ]
-        self.plain_items: list[tuple[str, Any, int, Callable[[Any], Verdict] | None]] = [
-            _plain_item(key, plain, field) for key, plain, field in self.items
-        ]
-        self.literal = all(mode != _MATCHER for _, _, mode, _ in self.plain_items)
-        """No matcher anywhere: every value is plain JSON, compared by equality alone."""
+        self.plain_items: list[tuple[str, Any, int, Callable[[Any], Verdict] | None]] | None = None
+        """:attr:`items` as :meth:`weight_plain` reads them, built on its first call (a case
+        scored once may never need them)."""
 
     def weight(self, actual: Mapping[str, Any]) -> int:
         """Return how many expected key-value pairs ``actual`` matches."""
@@ -371,13 +415,19 @@ class ExpectedArgs:
         """:meth:`weight` of an ``actual`` that :func:`~openeval.values.is_plain_json` holds
         plain: a value without a matcher is compared by ``==`` in C, confirmed by
         :func:`~openeval.values.json_compare` only where a boolean could pass for 0 or 1."""
+        items = self.plain_items
+        if items is None:
+            items = self.plain_items = [_plain_item(key, plain, field)
+                                        for key, plain, field in self.items]
         count = 0
-        for key, plain, mode, test in self.plain_items:
+        for key, plain, mode, test in items:
             got = actual.get(key, MISSING)
             if mode == _SCALAR:
                 kind = type(got)
                 if kind is type(plain) or (kind in _NUMBERS and type(plain) in _NUMBERS):
                     count += plain == got
+                elif kind not in _SCALARS and got is not MISSING and json_equal(plain, got):
+                    count += 1  # an int or str enum, which orjson takes for its value
             elif test is not None:
                 if test(got) is True:
                     count += 1
@@ -480,6 +530,7 @@ def _pair_groups(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str,
     work += flow_work
 
     partners: list[int | None] = [None] * len(expected)
+    gains: list[int | None] = [None] * len(expected)
     used = [0] * len(col_members)
     matched = 0
     for group, members in enumerate(row_members):
@@ -487,6 +538,7 @@ def _pair_groups(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str,
         for col in range(len(col_members)):
             for _ in range(flows.get((group, col), 0)):
                 partners[members[position]] = col_members[col][used[col]]
+                gains[members[position]] = weights[group][col]
                 matched += weights[group][col]
                 position += 1
                 used[col] += 1
@@ -497,4 +549,4 @@ def _pair_groups(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str,
     for index, column in zip((i for i, p in enumerate(partners) if p is None), spare,
                              strict=False):
         partners[index] = column
-    return Pairing(partners, matched, work)
+    return Pairing(partners, matched, work, tuple(gains))
