@@ -18,6 +18,7 @@ answers None, :func:`json_equal` False, and :func:`first_difference` names the p
 from __future__ import annotations
 
 import math
+import re
 import reprlib
 from collections.abc import Hashable, Iterator, Mapping
 from typing import Any, cast
@@ -148,6 +149,53 @@ def _compare(expected: Any, actual: Any, depth: int) -> bool | None:
 
 
 _ABSENT: Any = object()
+
+STRICT_DUMP = (orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS
+                | orjson.OPT_PASSTHROUGH_DATETIME)
+"""orjson refuses, with these, every subclass of a JSON type, a dataclass and a datetime."""
+
+
+def is_plain_json(value: Any) -> bool:
+    """Return True when ``value`` holds only exact JSON types: ``dict`` with ``str`` keys,
+    ``list``, ``str``, ``int`` (64 bits), ``float`` (finite), ``bool`` and None, and nests no
+    deeper than orjson writes; or enums of ``int`` or ``str``, which orjson writes as their
+    values and which compare as their values under ``==`` and :func:`json_equal` alike.
+
+    Between such values, Python's ``==`` is :func:`json_equal` except that a boolean equals
+    the number 0 or 1 (``True == 1``): no tuple against a list, no other subclass, no NaN. A
+    caller that knows both sides are plain compares with ``==`` in C instead of walking them.
+    Decided by one round trip through orjson: a value it cannot write (a subclass, a
+    ``Decimal``, an integer past 64 bits) fails, and one it writes as something else (a tuple
+    as an array, NaN as null, an enum as its value) comes back unequal.
+    """
+    try:
+        return bool(orjson.loads(orjson.dumps(value, option=STRICT_DUMP)) == value)
+    except (TypeError, orjson.JSONDecodeError):
+        return False
+
+
+def plain_literal(value: Any) -> tuple[bool, bool]:
+    """Return ``(plain, boolish)`` for an expected value: ``plain`` when it holds only exact
+    JSON types (see :func:`is_plain_json`) and nests less than :data:`MAX_JSON_DEPTH` deep,
+    ``boolish`` when a boolean or a number equal to 0 or 1 may stand somewhere inside it: the
+    only leaves for which ``==`` and :func:`json_equal` can disagree between plain values.
+
+    Read from orjson's text: ``boolish`` is also True when a string merely holds ``true`` or
+    ``:1,`` (it only costs a confirming comparison), and a value whose text holds
+    :data:`MAX_JSON_DEPTH` brackets is not called plain, whatever its depth."""
+    try:
+        text = orjson.dumps(value, option=STRICT_DUMP)
+    except TypeError:
+        return False, False
+    if (text.count(b"[") + text.count(b"{") >= MAX_JSON_DEPTH
+            or orjson.loads(text) != value):
+        return False, False
+    return True, b"true" in text or b"false" in text or _ZERO_OR_ONE.search(text) is not None
+
+
+_ZERO_OR_ONE = re.compile(rb"(?:^|[:\[,])-?[01](?:\.0)?(?:$|[,\]}])")
+"""A number equal to 0 or 1 as orjson writes it, alone or inside an object or array (``0``,
+``1``, ``0.0``, ``-0.0``, ``1.0``)."""
 
 
 def json_equal(expected: Any, actual: Any) -> bool:

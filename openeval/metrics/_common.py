@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from openeval.errors import TestCaseError
-from openeval.models import AgentTrace, EvalTestCase
+from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import MISSING, short_json, short_pair
 
 DETAILS_LIMIT = 300
@@ -46,6 +47,17 @@ def expected_calls(test_case: EvalTestCase) -> list[ExpectedCall]:
             raise TestCaseError("expected a JSON object of arguments", location=f"{where}.args")
         calls.append(ExpectedCall(tool, args, index))
     return calls
+
+
+step_type = attrgetter("type")
+step_denied = attrgetter("denied")
+step_divergent = attrgetter("divergent")
+"""Step fields read by ``map`` (a loop in C): the metrics walk every step of every trace."""
+
+
+def count_tool_calls(steps: Sequence[TraceStep]) -> int:
+    """Return how many of ``steps`` are tool calls (denied ones included)."""
+    return list(map(step_type, steps)).count("tool_call")
 
 
 def counted(names: Counter[str]) -> str:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
+
+import orjson
 
 from openeval.errors import OpenEvalError
 from openeval.matching.alignment import AlignedCall, Difference, alignment_data, args_problem
 from openeval.matching.calls import MAX_COMPARISONS
 from openeval.matching.constraints import uses_constraints
-from openeval.matching.matchers import Expected, Mismatch, compile_expected
+from openeval.matching.matchers import Expected, Mismatch, Verdict, compile_expected
+from openeval.matching.matchers import Literal as MatchLiteral
 from openeval.matching.shared import counts_match
 from openeval.metrics._assignment import max_weight_assignment, max_weight_transport
 from openeval.metrics._common import (
@@ -24,12 +27,25 @@ from openeval.metrics._rules import arguments_by_rules
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
-from openeval.values import MISSING, canonical_key, json_equal, short_json
+from openeval.values import (
+    MAX_JSON_DEPTH,
+    MISSING,
+    STRICT_DUMP,
+    canonical_key,
+    is_plain_json,
+    json_compare,
+    json_equal,
+    plain_literal,
+    short_json,
+)
 
 _NO_ARGS: Mapping[str, Any] = {}
 _ABSENT: Hashable = ("absent",)  # canonical keys are never this tuple (see canonical_key)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _NUMBERS = frozenset({int, float})
+_PLAIN_FROM = 3
+"""From this many expected calls of one tool on, its executed arguments are checked plain JSON
+once, and each comparison then runs in C (:meth:`ExpectedArgs.weight_plain`)."""
 _DIRECT_LIMIT = 4096
 """Up to this many (expected, executed) pairs, weights are computed pair by pair and solved
 by the Hungarian method; beyond it, identical calls are grouped first."""
@@ -68,95 +84,213 @@ class ArgumentCorrectness(Metric):
 
     def measure_compiled(self, trace: AgentTrace, case: CompiledCase) -> Measurement:
         """:meth:`measure`, the expected arguments compiled once per case."""
-        test_case = case.test_case
-        if case.once(constrained):
-            shared = counts_match(trace.steps, test_case)
-            if shared is not None:
-                return arguments_by_rules(shared, trace, test_case)
-        wanted, total, by_tool, rows = case.once(_expected_args)
-        if not total:
-            return not_applicable("no expected arguments")
-        executed: dict[str, list[Mapping[str, Any]]] = {name: [] for name in by_tool}
-        made: dict[str, list[TraceStep]] = {name: [] for name in by_tool}
-        denied: Counter[str] = Counter()
-        for step in trace.steps:
-            if step.type != "tool_call" or step.tool_name not in executed:
-                continue
-            if step.denied:
-                denied[step.tool_name] += 1
-            else:
-                executed[step.tool_name].append(step.tool_args or _NO_ARGS)
-                made[step.tool_name].append(step)
-
-        if all(
-            _all_found([rows[call.position] for call in calls], executed[tool])
-            for tool, calls in by_tool.items()
-        ):
-            return Measurement(1.0, f"expected argument values matched: {total}/{total}")
-        partner: dict[int, TraceStep | None] = {}
-        matched = 0
-        for tool, calls in by_tool.items():
-            actual = executed[tool]
-            pairing = pair_calls([rows[call.position] for call in calls], actual)
-            matched += pairing.matched
-            for call, column in zip(calls, pairing.partners, strict=True):
-                partner[call.position] = None if column is None else made[tool][column]
-
-        if matched == total:
-            return Measurement(1.0, f"expected argument values matched: {total}/{total}")
-        # Only a failing run pays for the explanations and the side-by-side rows.
-        problems: list[str] = []
-        aligned: list[AlignedCall] = []
-        seen: Counter[str] = Counter()
-        for call in wanted:
-            seen[call.tool] += 1
-            label = call.tool if len(by_tool[call.tool]) == 1 else f"{call.tool}#{seen[call.tool]}"
-            paired = partner[call.position]
-            if paired is None:
-                blocked = f" ({denied[call.tool]} denied)" if denied[call.tool] else ""
-                problems.append(f"{label}: not called{blocked}")
-                aligned.append(AlignedCall(call.position, None, call.tool, "missing", False))
-                continue
-            broken = args_problem(paired)
-            if broken is not None:
-                problems.append(f"{label}: {broken}")
-                aligned.append(AlignedCall(
-                    call.position, paired.step_id, call.tool, "args differ", False,
-                    (Difference("arguments", "a JSON object", broken),),
-                ))
-                continue
-            found = rows[call.position].mismatches(paired.tool_args or _NO_ARGS)
-            problems.extend(f"{label}.{m}" for m in found)
-            aligned.append(AlignedCall(
-                call.position, paired.step_id, call.tool, "args differ" if found else "matched",
-                not found, tuple(Difference.of(m) for m in found),
-            ))
-        head = f"expected argument values matched: {matched}/{total}"
-        details = join_bounded([head, *problems])
-        return Measurement(matched / total, with_unrecorded_note(details, matched / total, trace),
-                           data=alignment_data(aligned))
+        return measure_arguments(trace, case)
 
 
-class _ExpectedArgs(NamedTuple):
-    wanted: list[ExpectedCall]
-    """The expected calls that list arguments."""
-    total: int
-    """Their expected key-value pairs."""
-    by_tool: dict[str, list[ExpectedCall]]
-    rows: dict[int, ExpectedArgs]
-    """Each call's arguments compiled, by position in ``expected_tool_calls``."""
+def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = True) -> Measurement:
+    """:meth:`ArgumentCorrectness.measure_compiled`; ``fast=False`` takes the general path
+    (every tool's calls paired, every pair compared the slow, exact way, every pair explained),
+    which gives the same measurement: tests hold the fast paths to it (proposals/0270)."""
+    test_case = case.test_case
+    if case.once(constrained):
+        shared = counts_match(trace.steps, test_case)
+        if shared is not None:
+            return arguments_by_rules(shared, trace, test_case)
+    form = case.once(_ExpectedArgs)
+    wanted, total, by_tool = form.wanted, form.total, form.by_tool
+    if not total:
+        return not_applicable("no expected arguments")
+    executed: dict[str, list[Mapping[str, Any]]] = {name: [] for name in by_tool}
+    made: dict[str, list[TraceStep]] = {name: [] for name in by_tool}
+    denied: Counter[str] = Counter()
+    for step in trace.steps:
+        if step.type != "tool_call" or step.tool_name not in executed:
+            continue
+        if step.denied:
+            denied[step.tool_name] += 1
+        else:
+            executed[step.tool_name].append(step.tool_args or _NO_ARGS)
+            made[step.tool_name].append(step)
 
+    passed = f"expected argument values matched: {total}/{total}"
+    # Tools whose calls were made exactly as written, in order: each call matched whole by
+    # the executed call at its own place (what the greedy search below would find).
+    exact = {tool for tool in by_tool if fast and form.made_as_written(tool, executed[tool])}
+    if len(exact) == len(by_tool):
+        return Measurement(1.0, passed)
+    rows = form.rows()
+    rest = [tool for tool in by_tool if tool not in exact]
+    # Knowing a tool's executed arguments plain JSON costs about one comparison per call; it
+    # pays where each executed call meets several expected ones.
+    plain = {tool for tool in rest
+             if fast and len(by_tool[tool]) >= _PLAIN_FROM and is_plain_json(executed[tool])}
+    if all(
+        _all_found([rows[call.position] for call in by_tool[tool]], executed[tool],
+                   plain=tool in plain)
+        for tool in rest
+    ):
+        return Measurement(1.0, passed)
+    # Each expected call's executed call, and whether it matched every value (then there is
+    # nothing to explain).
+    partner: dict[int, tuple[TraceStep | None, bool]] = {}
+    matched = 0
+    diagonal = form.diagonals() if exact else frozenset()
+    for tool, calls in by_tool.items():
+        if tool in diagonal and tool in exact:
+            # The pairing would be the diagonal (see _ExpectedArgs.diagonals): no table.
+            for call, step in zip(calls, made[tool], strict=True):
+                matched += len(rows[call.position].items)
+                partner[call.position] = (step, True)
+            continue
+        pairing = pair_calls([rows[call.position] for call in calls], executed[tool],
+                             plain=tool in plain)
+        matched += pairing.matched
+        for call, column, gain in zip(calls, pairing.partners, pairing.gains, strict=True):
+            partner[call.position] = (
+                None if column is None else made[tool][column],
+                fast and gain == len(rows[call.position].items))
 
-def _expected_args(test_case: EvalTestCase) -> _ExpectedArgs:
-    wanted = [call for call in expected_calls(test_case) if call.args]
-    by_tool: dict[str, list[ExpectedCall]] = {}
+    if matched == total:
+        return Measurement(1.0, passed)
+    # Only a failing run pays for the explanations and the side-by-side rows.
+    problems: list[str] = []
+    aligned: list[AlignedCall] = []
+    seen: Counter[str] = Counter()
     for call in wanted:
-        by_tool.setdefault(call.tool, []).append(call)
-    rows = {
-        call.position: ExpectedArgs(call.args, f"expected_tool_calls[{call.position}].args")
-        for call in wanted
-    }
-    return _ExpectedArgs(wanted, sum(len(call.args) for call in wanted), by_tool, rows)
+        seen[call.tool] += 1
+        label = call.tool if len(by_tool[call.tool]) == 1 else f"{call.tool}#{seen[call.tool]}"
+        paired, whole = partner[call.position]
+        if paired is None:
+            blocked = f" ({denied[call.tool]} denied)" if denied[call.tool] else ""
+            problems.append(f"{label}: not called{blocked}")
+            aligned.append(AlignedCall(call.position, None, call.tool, "missing", False))
+            continue
+        broken = args_problem(paired)
+        if broken is not None:
+            problems.append(f"{label}: {broken}")
+            aligned.append(AlignedCall(
+                call.position, paired.step_id, call.tool, "args differ", False,
+                (Difference("arguments", "a JSON object", broken),),
+            ))
+            continue
+        row = rows[call.position]
+        args = paired.tool_args or _NO_ARGS
+        # A pair that matches every value has no mismatch to name: only the others pay.
+        found = [] if whole else row.mismatches(args)
+        problems.extend(f"{label}.{m}" for m in found)
+        aligned.append(AlignedCall(
+            call.position, paired.step_id, call.tool, "args differ" if found else "matched",
+            not found, tuple(Difference.of(m) for m in found),
+        ))
+    head = f"expected argument values matched: {matched}/{total}"
+    details = join_bounded([head, *problems])
+    return Measurement(matched / total, with_unrecorded_note(details, matched / total, trace),
+                       data=alignment_data(aligned))
+
+
+class _ExpectedArgs:
+    """What the metric reads from the test case, built once per case (a :class:`CompiledCase`
+    form); the compiled rows and the diagonal tools only when a trace first needs them."""
+
+    __slots__ = ("_diagonals", "_rows", "_texts", "args", "by_tool", "total", "wanted")
+
+    def __init__(self, test_case: EvalTestCase) -> None:
+        self.wanted = [call for call in expected_calls(test_case) if call.args]
+        """The expected calls that list arguments."""
+        self.total = sum(len(call.args) for call in self.wanted)
+        """Their expected key-value pairs."""
+        self.by_tool: dict[str, list[ExpectedCall]] = {}
+        for call in self.wanted:
+            self.by_tool.setdefault(call.tool, []).append(call)
+        self.args = {tool: [call.args for call in calls] for tool, calls in self.by_tool.items()}
+        """Each tool's expected argument objects, in order."""
+        self._texts: dict[str, bytes | None] = {}
+        self._rows: dict[int, ExpectedArgs] | None = None
+        self._diagonals: frozenset[str] | None = None
+
+    def made_as_written(self, tool: str, actual: list[Mapping[str, Any]]) -> bool:
+        """True when ``tool``'s executed arguments are its expected ones, call for call in
+        order: equal by ``==`` and written to the same JSON by orjson, strictly.
+
+        Then each expected call is matched whole by the executed call at its own place, which
+        is what :func:`_all_found` would find, in one comparison in C. ``==`` alone could
+        take ``true`` for ``1`` or a ``Decimal`` for a number; the same JSON text alone could
+        take NaN (written ``null``) for null or an enum for its value; both together take
+        only JSON equal to what the case wrote (proposals/0270). Only sizes
+        :func:`_all_found` tries qualify, so the pairing's bound is never skipped.
+        """
+        calls = self.by_tool[tool]
+        if len(calls) != len(actual) or len(calls) * len(actual) > _DIRECT_LIMIT:
+            return False
+        args = self.args[tool]
+        if args != actual:
+            return False
+        text = self.text(tool)
+        if text is None:
+            return False
+        try:
+            return orjson.dumps(actual, option=_SORTED_STRICT) == text
+        except TypeError:
+            return False
+
+    def text(self, tool: str) -> bytes | None:
+        """``tool``'s expected arguments as JSON with sorted keys, when orjson writes them
+        strictly (no subclass), without a matcher (no key, nor any text, starting with
+        ``$``), nesting less than MAX_JSON_DEPTH, with no NaN or infinity (written ``null``);
+        else None. Nothing of such a tool can fail to compile, so a run whose every tool was
+        made as written needs no compiled row at all."""
+        if tool not in self._texts:
+            self._texts[tool] = _strict_text(self.args[tool])
+        return self._texts[tool]
+
+    def rows(self) -> dict[int, ExpectedArgs]:
+        """Each expected call's arguments compiled, by position in ``expected_tool_calls``;
+        raises TestCaseError at the first malformed matcher (and keeps nothing)."""
+        if self._rows is None:
+            self._rows = {
+                call.position: ExpectedArgs(call.args,
+                                            f"expected_tool_calls[{call.position}].args")
+                for call in self.wanted
+            }
+        return self._rows
+
+    def diagonals(self) -> frozenset[str]:
+        """The tools with a :meth:`text` where no call's arguments hold every key of a later
+        call's with an equal value (``{"a": 1, "b": 2}`` holds ``{"a": 1}``).
+
+        When such a tool's calls were made as written, each expected call's first fully
+        matching executed call is the one at its own place, all different, so the pairing is
+        that diagonal (:func:`~openeval.metrics._assignment.max_weight_assignment`'s first
+        shortcut) and no table of weights is needed."""
+        if self._diagonals is None:
+            self._diagonals = frozenset(tool for tool, args in self.args.items()
+                                        if self.text(tool) is not None
+                                        and _none_holds_a_later(args))
+        return self._diagonals
+
+
+_SORTED_STRICT = orjson.OPT_SORT_KEYS | STRICT_DUMP
+
+
+def _none_holds_a_later(args: list[Mapping[str, Any]]) -> bool:
+    """True when no argument object holds every key of a later one with an equal value."""
+    if len(args) * len(args) > _DIRECT_LIMIT:
+        return False  # never made as written at this size (see _made_as_written)
+    return not any(
+        all(key in args[j] and json_equal(value, args[j][key]) for key, value in later.items())
+        for k, later in enumerate(args) for j in range(k)
+    )
+
+
+def _strict_text(args: list[Mapping[str, Any]]) -> bytes | None:
+    try:
+        text = orjson.dumps(args, option=_SORTED_STRICT)
+    except TypeError:
+        return None  # not JSON orjson writes (an integer past 64 bits): the long way
+    if (b'"$' in text or text.count(b"[") + text.count(b"{") >= MAX_JSON_DEPTH
+            or (b"null" in text and not plain_literal(args)[0])):
+        return None
+    return text
 
 
 def constrained(test_case: EvalTestCase) -> bool:
@@ -175,9 +309,15 @@ class Pairing:
     """Expected key-value pairs matched in total: the largest possible."""
     work: int
     """Argument comparisons and flow steps spent; tests bound it instead of timing."""
+    gains: tuple[int | None, ...] = ()
+    """For each expected call, the key-value pairs its executed call matches, where the
+    pairing counted them (None where it did not: an unpaired call, a spare pair); empty when
+    not kept. A call whose gain is its whole count needs no explanation."""
 
 
-def pair_calls(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]]) -> Pairing:
+def pair_calls(
+    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False
+) -> Pairing:
     """Return the pairing of ``expected`` calls' arguments with ``actual`` args that matches the
     most expected key-value pairs, no call used twice.
 
@@ -188,16 +328,24 @@ def pair_calls(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, A
     O(len(actual) x keys) to group the executed calls, plus
     O(groups_expected x groups_executed x keys) comparisons and a flow over the groups: 200
     identical expected calls against a million executed ones is one group against a few.
+    ``plain`` says that every executed argument object is plain JSON
+    (:func:`~openeval.values.is_plain_json`): the weights are then counted by
+    :meth:`ExpectedArgs.weight_plain`, with the same result.
     """
     if len(expected) * len(actual) <= _DIRECT_LIMIT:
-        weights = [[row.weight(args) for args in actual] for row in expected]
+        weights = [[row.weight_plain(args) for args in actual] for row in expected] if plain \
+            else [[row.weight(args) for args in actual] for row in expected]
         partners = max_weight_assignment(weights)
         matched = sum(w[c] for w, c in zip(weights, partners, strict=True) if c is not None)
-        return Pairing(partners, matched, len(expected) * len(actual))
+        gains = tuple([None if c is None else w[c]
+                       for w, c in zip(weights, partners, strict=True)])
+        return Pairing(partners, matched, len(expected) * len(actual), gains)
     return _pair_groups(expected, actual)
 
 
-def _all_found(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]]) -> bool:
+def _all_found(
+    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False
+) -> bool:
     """True when each expected call finds its own executed call matching all its arguments,
     taking the first such call left (in order, from after the last one taken).
 
@@ -212,9 +360,10 @@ def _all_found(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, A
     start = 0
     for row in expected:
         full = len(row.items)
+        weight = row.weight_plain if plain else row.weight
         for offset in range(len(free)):
             at = (start + offset) % len(free)
-            if row.weight(actual[free[at]]) == full:
+            if weight(actual[free[at]]) == full:
                 del free[at]
                 start = at
                 break
@@ -231,7 +380,7 @@ class ExpectedArgs:
     one raises TestCaseError naming ``where`` and the key.
     """
 
-    __slots__ = ("args", "items", "where")
+    __slots__ = ("args", "items", "plain_items", "where")
 
     def __init__(self, args: Mapping[str, Any], where: str) -> None:
         self.args = args
@@ -242,6 +391,9 @@ class ExpectedArgs:
             else (key, _ABSENT, compile_expected(value, f"{where}.{key}"))
             for key, value in sorted(args.items(), key=lambda item: str(item[0]))
         ]
+        self.plain_items: list[tuple[str, Any, int, Callable[[Any], Verdict] | None]] | None = None
+        """:attr:`items` as :meth:`weight_plain` reads them, built on its first call (a case
+        scored once may never need them)."""
 
     def weight(self, actual: Mapping[str, Any]) -> int:
         """Return how many expected key-value pairs ``actual`` matches."""
@@ -256,6 +408,30 @@ class ExpectedArgs:
                 elif kind not in _SCALARS and got is not MISSING and json_equal(plain, got):
                     count += 1  # a subclass (an IntEnum, a str enum ...): the slow, exact way
             elif field.test(got) is True:
+                count += 1
+        return count
+
+    def weight_plain(self, actual: Mapping[str, Any]) -> int:
+        """:meth:`weight` of an ``actual`` that :func:`~openeval.values.is_plain_json` holds
+        plain: a value without a matcher is compared by ``==`` in C, confirmed by
+        :func:`~openeval.values.json_compare` only where a boolean could pass for 0 or 1."""
+        items = self.plain_items
+        if items is None:
+            items = self.plain_items = [_plain_item(key, plain, field)
+                                        for key, plain, field in self.items]
+        count = 0
+        for key, plain, mode, test in items:
+            got = actual.get(key, MISSING)
+            if mode == _SCALAR:
+                kind = type(got)
+                if kind is type(plain) or (kind in _NUMBERS and type(plain) in _NUMBERS):
+                    count += plain == got
+                elif kind not in _SCALARS and got is not MISSING and json_equal(plain, got):
+                    count += 1  # an int or str enum, which orjson takes for its value
+            elif test is not None:
+                if test(got) is True:
+                    count += 1
+            elif plain == got and (mode == _LITERAL or json_compare(plain, got) is True):
                 count += 1
         return count
 
@@ -277,6 +453,26 @@ class ExpectedArgs:
             elif not json_equal(plain, got):
                 out.append(Mismatch(str(key), short_json(plain), got, wanted=plain))
         return out
+
+
+_SCALAR, _LITERAL, _BOOLISH_LITERAL, _MATCHER = range(4)
+"""How :meth:`ExpectedArgs.weight_plain` compares a value: a plain scalar; a plain JSON
+object or array (``==`` decides); one holding a boolean, 0 or 1 (``==`` refuses, and
+:func:`~openeval.values.json_compare` confirms); anything with a matcher (its test)."""
+
+
+def _plain_item(
+    key: str, plain: Any, field: Expected | None
+) -> tuple[str, Any, int, Callable[[Any], Verdict] | None]:
+    """One value of :attr:`ExpectedArgs.plain_items`: its key, the value ``==`` compares (a
+    scalar, or a literal's JSON), how it compares, and the matcher's test (matchers only)."""
+    if field is None:
+        return key, plain, _SCALAR, None
+    literal, boolish = (plain_literal(field.source) if type(field) is MatchLiteral
+                        else (False, False))
+    if not literal:
+        return key, _ABSENT, _MATCHER, field.test
+    return key, field.source, _BOOLISH_LITERAL if boolish else _LITERAL, None
 
 
 def _pair_groups(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]]) -> Pairing:
@@ -334,6 +530,7 @@ def _pair_groups(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str,
     work += flow_work
 
     partners: list[int | None] = [None] * len(expected)
+    gains: list[int | None] = [None] * len(expected)
     used = [0] * len(col_members)
     matched = 0
     for group, members in enumerate(row_members):
@@ -341,6 +538,7 @@ def _pair_groups(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str,
         for col in range(len(col_members)):
             for _ in range(flows.get((group, col), 0)):
                 partners[members[position]] = col_members[col][used[col]]
+                gains[members[position]] = weights[group][col]
                 matched += weights[group][col]
                 position += 1
                 used[col] += 1
@@ -351,4 +549,4 @@ def _pair_groups(expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str,
     for index, column in zip((i for i, p in enumerate(partners) if p is None), spare,
                              strict=False):
         partners[index] = column
-    return Pairing(partners, matched, work)
+    return Pairing(partners, matched, work, tuple(gains))

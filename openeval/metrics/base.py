@@ -70,6 +70,20 @@ def reads_compiled(cls: type[Metric]) -> bool:
     return False
 
 
+@cache
+def case_decides(cls: type[Metric]) -> bool:
+    """Whether the scorer may ask ``cls``'s :meth:`Metric.not_applicable_to` once per plan:
+    True when the class defining it is no further up the MRO than the nearest ``measure``
+    or ``measure_compiled`` (a user's subclass that changes ``measure`` is measured, as
+    :func:`reads_compiled` says for the compiled form)."""
+    for klass in cls.__mro__:
+        if "not_applicable_to" in vars(klass):
+            return klass is not Metric
+        if "measure" in vars(klass) or "measure_compiled" in vars(klass):
+            return False
+    return False
+
+
 def not_applicable(details: str, score: float = 1.0) -> Measurement:
     """Return a Measurement that marks the metric as not evaluated (``passed=None``)."""
     return Measurement(score=score, details=details, applicable=False)
@@ -110,6 +124,13 @@ class Metric(ABC):
         reads it from ``case`` (built on the first trace, kept for the next ones), and its
         :meth:`measure` compiles a case of its own."""
         return self.measure(trace, case.test_case)
+
+    def not_applicable_to(self, test_case: EvalTestCase) -> Measurement | None:
+        """Return the "not applicable" measurement :meth:`measure` gives every trace when
+        ``test_case`` alone leaves nothing to judge (no ``state``, no ``turns`` ...), else
+        None (the trace decides). The scorer asks once per plan and reuses the answer
+        (proposals/0271); a metric that overrides this calls it first in its ``measure``."""
+        return None
 
     def threshold(self, test_case: EvalTestCase) -> float | None:
         """Return the pass line: the one this metric was built with, else the test case's

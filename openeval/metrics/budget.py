@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from openeval.metrics._common import plural
+from openeval.metrics._common import count_tool_calls, plural
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.models import AgentTrace, EvalTestCase
 
@@ -42,7 +42,7 @@ class StepBudget(Metric):
         within: list[str] = []
         notes: list[str] = []
         if max_steps is not None:
-            calls = sum(1 for step in trace.steps if step.type == "tool_call")
+            calls = count_tool_calls(trace.steps)
             if calls > max_steps:
                 over.append(f"{plural(calls, 'tool call')} > max_steps {max_steps}")
             else:

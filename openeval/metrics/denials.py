@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from openeval.metrics._common import join_bounded
+from openeval.metrics._common import join_bounded, step_denied
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import json_equal
@@ -29,7 +29,9 @@ class DenialRecoveryRate(Metric):
 
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return recovered denials over denials (1.0 when there are none)."""
-        calls = [step for step in trace.steps if step.type == "tool_call"]
+        # Most traces deny nothing: one pass in C says so before any list is built.
+        calls = ([] if not any(map(step_denied, trace.steps))
+                 else [step for step in trace.steps if step.type == "tool_call"])
         denied_at = [i for i, step in enumerate(calls) if step.denied]
         if not denied_at:
             if not trace.records("denials"):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from openeval.metrics._common import plural
+from openeval.metrics._common import plural, step_divergent
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.models import AgentTrace, EvalTestCase
 
@@ -27,7 +27,8 @@ class DivergenceScore(Metric):
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the first divergent step's position over the step count (1.0 when none)."""
         steps = trace.steps
-        for position, step in enumerate(steps):
+        # Most traces hold no divergent step: one pass in C says so before the search.
+        for position, step in enumerate(steps if any(map(step_divergent, steps)) else ()):
             if step.divergent:
                 what = step.tool_name or step.type
                 return Measurement(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from openeval.metrics._common import plural
+from openeval.metrics._common import count_tool_calls, plural
 from openeval.metrics.base import Measurement, Metric, not_applicable
 from openeval.models import AgentTrace, EvalTestCase
 
@@ -31,7 +31,7 @@ class StepEfficiency(Metric):
             source = "expected tool calls"
         if optimal <= 0:
             return not_applicable("optimal step count unknown: no optimal_steps, no expected calls")
-        actual = sum(1 for step in trace.steps if step.type == "tool_call")
+        actual = count_tool_calls(trace.steps)
         if actual == 0:
             return not_applicable(f"no tool calls made (optimal {optimal} from {source})")
         score = min(1.0, optimal / actual)

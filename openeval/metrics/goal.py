@@ -35,11 +35,17 @@ class GoalCompletionRate(Metric):
         """Return the share of expected state keys that hold the expected value."""
         return self.measure_compiled(trace, CompiledCase(test_case))
 
+    def not_applicable_to(self, test_case: EvalTestCase) -> Measurement | None:
+        """Return "not applicable" when the test case expects no final state."""
+        return None if test_case.expected_final_state else not_applicable(
+            "no expected final state")
+
     def measure_compiled(self, trace: AgentTrace, case: CompiledCase) -> Measurement:
         """:meth:`measure`, the expected state compiled once per case."""
+        blank = self.not_applicable_to(case.test_case)
+        if blank is not None:
+            return blank
         expected = case.test_case.expected_final_state
-        if not expected:
-            return not_applicable("no expected final state")
         fields = case.once(_fields)
         actual = trace.actual_state
         problems: list[str] = []

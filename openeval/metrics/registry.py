@@ -56,11 +56,19 @@ def register(cls: _M) -> _M:
     return cls
 
 
+_CHECKED: dict[str, type[Metric]] = {}
+"""The class each name was last found to be a Metric subclass: the registry is asked every
+time (an entry may be replaced), the slow subclass test only when the answer changed."""
+
+
 def get(name: str) -> type[Metric]:
     """Return the metric class called ``name``; raise OpenEvalError listing the valid names."""
     cls = REGISTRY.get(name)
+    if _CHECKED.get(name) is cls:
+        return cls
     if not (isinstance(cls, type) and issubclass(cls, Metric)):
         raise OpenEvalError(f"metric {name!r} does not name a Metric class (it is {cls!r})")
+    _CHECKED[name] = cls
     return cls
 
 

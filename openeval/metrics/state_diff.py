@@ -33,10 +33,15 @@ class StateDiff(Metric):
     name = "state_diff"
     default_threshold = 1.0
 
+    def not_applicable_to(self, test_case: EvalTestCase) -> Measurement | None:
+        """Return "not applicable" when the test case has no ``state``."""
+        return not_applicable("no state in the test case") if test_case.state is None else None
+
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return 1.0 when only the required and allowed paths changed, as required."""
-        if test_case.state is None:
-            return not_applicable("no state in the test case")
+        blank = self.not_applicable_to(test_case)
+        if blank is not None:
+            return blank
         spec = read_state_spec(test_case.state)
         before = spec.initial if spec.initial is not None else trace.initial_state
         if before is None:

@@ -85,6 +85,9 @@ def segments(trace: AgentTrace) -> list[Segment]:
             for s, o, m in zip(found, outputs, said, strict=True)]
 
 
+_NO_TURNS = "no turns in the test case"
+
+
 @register_metric
 class TurnExpectations(Metric):
     """The share of the test case's ``turns`` entries whose every expectation holds.
@@ -110,10 +113,14 @@ class TurnExpectations(Metric):
     name = "turn_expectations"
     default_threshold = 1.0
 
+    def not_applicable_to(self, test_case: EvalTestCase) -> Measurement | None:
+        """Return "not applicable" when the test case has no ``turns``."""
+        return None if test_case.turns else not_applicable(_NO_TURNS)
+
     def measure(self, trace: AgentTrace, test_case: EvalTestCase) -> Measurement:
         """Return the share of judged turn entries that hold."""
         if not test_case.turns:
-            return not_applicable("no turns in the test case")
+            return not_applicable(_NO_TURNS)
         check_turns(test_case.turns)
         parts = segments(trace)
         held = judged = 0

@@ -25,7 +25,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError
-from openeval.metrics.base import measurement_scores, reads_compiled
+from openeval.metrics.base import case_decides, measurement_scores, reads_compiled
 from openeval.metrics.registry import metric_class
 from openeval.results.records import CheckResult, CheckSpec
 from openeval.scores import Score, Scores, verdict
@@ -103,19 +103,20 @@ def _run_isolated(
 
 
 @cache
-def _metric(cls: type[Metric], threshold: float | None) -> Metric:
-    if cls.default_threshold is None:
-        return cls()
-    return cls(threshold=threshold)
+def _metric(cls: type[Metric], threshold: float | None) -> tuple[Metric, bool, bool]:
+    """The instance that scores ``cls`` at ``threshold``, whether it reads the compiled case,
+    and whether the test case alone may make it not applicable: looked up once per process,
+    not per trace (a metric holds no state, so one instance serves every plan)."""
+    metric = cls() if cls.default_threshold is None else cls(threshold=threshold)
+    return metric, reads_compiled(cls), case_decides(cls)
 
 
 def _run_metric(spec: CheckSpec, trace: AgentTrace, plan: CasePlan) -> CheckResult:
-    cls = metric_class(spec.kind)
-    metric = _metric(cls, spec.threshold)
-    if reads_compiled(cls):
-        found = metric.measure_compiled(trace, plan.compiled)
-    else:
-        found = metric.measure(trace, plan.test_case)
+    metric, compiled, decides = _metric(metric_class(spec.kind), spec.threshold)
+    found = metric.not_applicable_to(plan.test_case) if decides else None
+    if found is None:
+        found = (metric.measure_compiled(trace, plan.compiled) if compiled
+                 else metric.measure(trace, plan.test_case))
     if not found.applicable:
         return CheckResult(spec, "n.a.", (), _bounded(found.details))
     scores = measurement_scores(spec.kind, found)
