@@ -187,9 +187,7 @@ def _readers_for(text: str) -> Sequence[Reader]:
     """
     if not text.isascii():
         return _READERS
-    digits = 0
-    for digit in _DIGITS:
-        digits += text.count(digit)
+    digits = sum(map(text.count, _DIGITS))
     lowered = text.lower()
     may = (
         any(hint in text for hint in _SECRET_HINTS),

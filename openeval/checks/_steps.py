@@ -10,9 +10,10 @@ in one shape, so a check is written once.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -57,9 +58,15 @@ class TraceView:
         return list(self.context.spans)
 
 
-@dataclass(frozen=True)
 class Call:
-    """One tool call, from a ``tool_call`` step or a span of kind ``tool``."""
+    """One tool call, from a ``tool_call`` step or a span of kind ``tool``. Read-only by
+    convention: a trace's calls are built once and shared by its checks (see :func:`tool_calls`).
+
+    A plain class with slots, not a frozen dataclass: a trace of ten calls builds ten of these
+    for every trace scored, and a frozen dataclass costs five times as much to build.
+    """
+
+    __slots__ = ("_key", "args", "args_problem", "denied", "failed", "name", "position")
 
     position: int
     """The step's ``step_id``, or the span's 1-based position, for messages."""
@@ -74,10 +81,28 @@ class Call:
     denied: bool
     """The call never ran (a denial, a validation error)."""
 
-    @cached_property
+    def __init__(self, position: int, name: str, args: Any, args_problem: str | None,
+                 failed: bool, denied: bool) -> None:
+        self.position = position
+        self.name = name
+        self.args = args
+        self.args_problem = args_problem
+        self.failed = failed
+        self.denied = denied
+        self._key: str | None = None
+
+    @property
     def key(self) -> str:
-        """The call as one comparable text: its name and canonical arguments."""
-        return call_key(self.name, self.args)
+        """The call as one comparable text: its name and canonical arguments (made once)."""
+        key = self._key
+        if key is None:
+            key = self._key = call_key(self.name, self.args)
+        return key
+
+    def __repr__(self) -> str:
+        return (f"Call(position={self.position!r}, name={self.name!r}, args={self.args!r}, "
+                f"args_problem={self.args_problem!r}, failed={self.failed!r}, "
+                f"denied={self.denied!r})")
 
 
 def read_context(value: Any, check: str) -> CheckContext:
@@ -180,6 +205,18 @@ def _span_call(position: int, span: Mapping[str, Any]) -> Call:
     return Call(position, name, args, problem, span_failed(span), False)
 
 
+def repeats(view: TraceView, *, in_a_row: bool) -> tuple[int, Call | None]:
+    """Return :func:`most_repeated` of the tool calls of ``view``: counted once per trace
+    (and kind of count) when the view is a context's, since ``tool_call_validity`` and
+    ``repeated_tool_calls`` count the same calls the same way."""
+    if view.of_context and view.steps is not None:
+        context = view.context
+        return context.memo.get(
+            context.trace, "most_repeated_in_a_row" if in_a_row else "most_repeated",
+            lambda: most_repeated(tool_calls(view), in_a_row=in_a_row))
+    return most_repeated(tool_calls(view), in_a_row=in_a_row)
+
+
 def most_repeated(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call | None]:
     """Return the most times one call was made, and (the first instance of) that call.
 
@@ -188,6 +225,8 @@ def most_repeated(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call |
     is excused, later ones count (an agent hammering a broken tool still loops).
     ``in_a_row`` counts only back-to-back calls. Ties go to the call made first.
     """
+    if not in_a_row and not any(call.failed or call.denied for call in calls):
+        return _most_common(calls)
     counts: dict[str, int] = {}
     first: dict[str, Call] = {}
     # key -> (the last such call failed, a retry of it was excused already)
@@ -213,6 +252,19 @@ def most_repeated(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call |
             if count > best:
                 best, best_key = count, key
     return best, (first[best_key] if best_key is not None else None)
+
+
+def _most_common(calls: Sequence[Call]) -> tuple[int, Call | None]:
+    """:func:`most_repeated` of calls none of which failed or was denied, counted all
+    together: with no retry to excuse, the count of a call is the number of its key, and
+    ``max`` keeps the first of equal counts in first-seen order, as the general walk does."""
+    if not calls:
+        return 0, None
+    keys = [call_key(call.name, call.args) if call._key is None else call._key
+            for call in calls]
+    counts = Counter(keys)
+    best_key, best = max(counts.items(), key=itemgetter(1))
+    return best, calls[keys.index(best_key)]
 
 
 def span_failed(span: Mapping[str, Any]) -> bool:
