@@ -227,6 +227,11 @@ def most_repeated(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call |
     """
     if not in_a_row and not any(call.failed or call.denied for call in calls):
         return _most_common(calls)
+    return _walk(calls, in_a_row=in_a_row)
+
+
+def _walk(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call | None]:
+    """:func:`most_repeated` for any calls: one walk, excusing retries as it goes."""
     counts: dict[str, int] = {}
     first: dict[str, Call] = {}
     # key -> (the last such call failed, a retry of it was excused already)
@@ -256,14 +261,15 @@ def most_repeated(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call |
 
 def _most_common(calls: Sequence[Call]) -> tuple[int, Call | None]:
     """:func:`most_repeated` of calls none of which failed or was denied, counted all
-    together: with no retry to excuse, the count of a call is the number of its key, and
-    ``max`` keeps the first of equal counts in first-seen order, as the general walk does."""
+    together: with no retry to excuse, the count of a call is the number of its key, and the
+    first of equal counts in first-seen order wins (``max`` keeps the first), as in the
+    general walk."""
     if not calls:
         return 0, None
-    keys = [call_key(call.name, call.args) if call._key is None else call._key
-            for call in calls]
-    counts = Counter(keys)
-    best_key, best = max(counts.items(), key=itemgetter(1))
+    keys = [call.key for call in calls]
+    if len(set(keys)) == len(keys):
+        return 1, calls[0]
+    best_key, best = max(Counter(keys).items(), key=itemgetter(1))
     return best, calls[keys.index(best_key)]
 
 

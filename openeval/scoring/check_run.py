@@ -44,7 +44,7 @@ def _score_list(returned: object) -> bool:
     """True when ``returned`` is a list of Score, which :func:`as_scores` would only copy."""
     if not isinstance(returned, list):
         return False
-    for item in returned:
+    for item in returned:  # noqa: SIM110 (a loop, not all() on a generator: a hot path)
         if not isinstance(item, Score):
             return False
     return True
