@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
@@ -36,19 +35,32 @@ _CANONICAL_DEPTH = 64
 """Nesting below which tool inputs are compared as one opaque value (hostile input)."""
 
 
-@dataclass(frozen=True)
 class TraceView:
-    """A trace check's input, read: a context built on the steps, or span dicts as given."""
+    """A trace check's input, read: a context built on the steps, or span dicts as given.
+
+    Read-only by convention; a plain class with slots, as :class:`Call`, because every trace
+    check of every trace builds one.
+    """
+
+    __slots__ = ("context", "given_spans", "of_context", "steps")
 
     context: CheckContext
     """The context; for span dicts, an empty trace (its metadata is empty)."""
     steps: list[TraceStep] | None
     """The steps, when the input was a trace, a context or a list of steps."""
-    given_spans: list[Mapping[str, Any]] | None = None
+    given_spans: list[Mapping[str, Any]] | None
     """The span dicts, when the input was a list of them."""
-    of_context: bool = False
+    of_context: bool
     """The steps are the context's trace's steps (so what is derived from them may be shared
     through the context's memo)."""
+
+    def __init__(self, context: CheckContext, steps: list[TraceStep] | None,
+                 given_spans: list[Mapping[str, Any]] | None = None, *,
+                 of_context: bool = False) -> None:
+        self.context = context
+        self.steps = steps
+        self.given_spans = given_spans
+        self.of_context = of_context
 
     @property
     def spans(self) -> list[Mapping[str, Any]]:
