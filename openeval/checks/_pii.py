@@ -172,6 +172,9 @@ _SECRET_HINTS = ("-----BEGIN ", "AKIA", "ASIA", "gh", "github_pat_", "xox", "sk-
 _NAMED_HINTS = ("pass", "pwd", "secret", "key", "token")
 """Every credential name ``_SECRET_NAMED`` knows contains one of these (lower case)."""
 _DIGITS = "0123456789"
+_SECRET_HINT = re.compile("|".join(map(re.escape, _SECRET_HINTS)))
+_NAMED_HINT = re.compile("|".join(map(re.escape, _NAMED_HINTS)))
+"""Each hint list as one search: one pass of the text, not one ``in`` per hint."""
 
 
 def _readers_for(text: str) -> Sequence[Reader]:
@@ -187,13 +190,10 @@ def _readers_for(text: str) -> Sequence[Reader]:
     """
     if not text.isascii():
         return _READERS
-    digits = 0
-    for digit in _DIGITS:
-        digits += text.count(digit)
-    lowered = text.lower()
+    digits = sum(map(text.count, _DIGITS))
     may = (
-        any(hint in text for hint in _SECRET_HINTS),
-        ("=" in text or ":" in text) and any(hint in lowered for hint in _NAMED_HINTS),
+        _SECRET_HINT.search(text) is not None,
+        ("=" in text or ":" in text) and _NAMED_HINT.search(text.lower()) is not None,
         "@" in text,
         digits >= 13,  # a card: 13 to 19 digits
         digits >= 9 and "-" in text,  # an SSN: 3-2-4 digits
@@ -203,6 +203,8 @@ def _readers_for(text: str) -> Sequence[Reader]:
     )
     if all(may):
         return _READERS
+    if not any(may):  # most replies: nothing to read
+        return ()
     return tuple(reader for reader, keep in zip(_READERS, may, strict=True) if keep)
 
 

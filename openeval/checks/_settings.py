@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from openeval.errors import TestCaseError
 from openeval.matching.regex_bounds import backtracking_risk
@@ -150,3 +150,78 @@ def patterns(
             raise TestCaseError(f"{check}: setting {setting!r}[{index}]: the pattern "
                                 f"{pattern!r} {risk}")
     return compiled
+
+
+_Read = TypeVar("_Read")
+
+READ_ONCE_SIZE = 256
+"""Distinct settings a :func:`read_once` reader remembers (a run has a few; a long-lived
+process scoring many plans starts afresh past this)."""
+
+
+def read_once(read: Callable[..., _Read]) -> Callable[..., _Read]:
+    """Return ``read``, a pure function of a check's settings (given positionally), made to
+    read each distinct set of settings once (proposals/0285-score-per-trace-work-once.md).
+
+    A check reads its settings on every call, that is on every trace; the settings of one
+    entry are the same on each. Settings are matched by type and value (``1``, ``1.0`` and
+    ``True`` are three settings; a float by its ``repr``, so ``-0.0`` is not ``0.0``); a
+    value other than None, a text, a number, a boolean, or a list or tuple of those is read
+    afresh each time. A setting error is never remembered: the same settings raise the same
+    error on every call. What ``read`` returns is shared: it must be immutable.
+    """
+    seen: dict[Hashable, _Read] = {}
+
+    def reader(*settings: Any) -> _Read:
+        key = _settings_key(settings)
+        if key is None:
+            return read(*settings)
+        try:
+            return seen[key]
+        except KeyError:
+            pass
+        found = read(*settings)
+        if len(seen) >= READ_ONCE_SIZE:
+            seen.clear()
+        seen[key] = found
+        return found
+
+    reader.__doc__ = read.__doc__
+    reader.__wrapped__ = read  # type: ignore[attr-defined]
+    return reader
+
+
+_PLAIN_TYPES = frozenset((type(None), str, bool, int))
+"""Types whose values are equal only when they are the same setting (unlike floats)."""
+_TEXT_TYPE = frozenset((str,))
+
+
+def _settings_key(settings: tuple[Any, ...]) -> Hashable | None:
+    kinds = tuple(map(type, settings))
+    if _PLAIN_TYPES.issuperset(kinds) or all(  # the usual case, defaults: no walk
+            kind in _PLAIN_TYPES or (kind is tuple and _TEXT_TYPE.issuperset(map(type, value)))
+            for kind, value in zip(kinds, settings, strict=True)):
+        return (True, settings, kinds)
+    key: list[Hashable] = []
+    for value in settings:
+        kind = type(value)
+        if kind is list or kind is tuple:
+            items = tuple(_scalar_key(item) for item in value)
+            if None in items:
+                return None
+            key.append((kind, items))
+        else:
+            one = _scalar_key(value)
+            if one is None:
+                return None
+            key.append(one)
+    return (False, tuple(key))
+
+
+def _scalar_key(value: Any) -> Hashable | None:
+    kind = type(value)
+    if kind is float:
+        return (kind, repr(value))
+    if value is None or kind is str or kind is bool or kind is int:
+        return (kind, value)
+    return None

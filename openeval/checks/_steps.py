@@ -10,9 +10,9 @@ in one shape, so a check is written once.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -35,19 +35,32 @@ _CANONICAL_DEPTH = 64
 """Nesting below which tool inputs are compared as one opaque value (hostile input)."""
 
 
-@dataclass(frozen=True)
 class TraceView:
-    """A trace check's input, read: a context built on the steps, or span dicts as given."""
+    """A trace check's input, read: a context built on the steps, or span dicts as given.
+
+    Read-only by convention; a plain class with slots, as :class:`Call`, because every trace
+    check of every trace builds one.
+    """
+
+    __slots__ = ("context", "given_spans", "of_context", "steps")
 
     context: CheckContext
     """The context; for span dicts, an empty trace (its metadata is empty)."""
     steps: list[TraceStep] | None
     """The steps, when the input was a trace, a context or a list of steps."""
-    given_spans: list[Mapping[str, Any]] | None = None
+    given_spans: list[Mapping[str, Any]] | None
     """The span dicts, when the input was a list of them."""
-    of_context: bool = False
+    of_context: bool
     """The steps are the context's trace's steps (so what is derived from them may be shared
     through the context's memo)."""
+
+    def __init__(self, context: CheckContext, steps: list[TraceStep] | None,
+                 given_spans: list[Mapping[str, Any]] | None = None, *,
+                 of_context: bool = False) -> None:
+        self.context = context
+        self.steps = steps
+        self.given_spans = given_spans
+        self.of_context = of_context
 
     @property
     def spans(self) -> list[Mapping[str, Any]]:
@@ -57,9 +70,15 @@ class TraceView:
         return list(self.context.spans)
 
 
-@dataclass(frozen=True)
 class Call:
-    """One tool call, from a ``tool_call`` step or a span of kind ``tool``."""
+    """One tool call, from a ``tool_call`` step or a span of kind ``tool``. Read-only by
+    convention: a trace's calls are built once and shared by its checks (see :func:`tool_calls`).
+
+    A plain class with slots, not a frozen dataclass: a trace of ten calls builds ten of these
+    for every trace scored, and a frozen dataclass costs five times as much to build.
+    """
+
+    __slots__ = ("_key", "args", "args_problem", "denied", "failed", "name", "position")
 
     position: int
     """The step's ``step_id``, or the span's 1-based position, for messages."""
@@ -74,10 +93,28 @@ class Call:
     denied: bool
     """The call never ran (a denial, a validation error)."""
 
-    @cached_property
+    def __init__(self, position: int, name: str, args: Any, args_problem: str | None,
+                 failed: bool, denied: bool) -> None:
+        self.position = position
+        self.name = name
+        self.args = args
+        self.args_problem = args_problem
+        self.failed = failed
+        self.denied = denied
+        self._key: str | None = None
+
+    @property
     def key(self) -> str:
-        """The call as one comparable text: its name and canonical arguments."""
-        return call_key(self.name, self.args)
+        """The call as one comparable text: its name and canonical arguments (made once)."""
+        key = self._key
+        if key is None:
+            key = self._key = call_key(self.name, self.args)
+        return key
+
+    def __repr__(self) -> str:
+        return (f"Call(position={self.position!r}, name={self.name!r}, args={self.args!r}, "
+                f"args_problem={self.args_problem!r}, failed={self.failed!r}, "
+                f"denied={self.denied!r})")
 
 
 def read_context(value: Any, check: str) -> CheckContext:
@@ -180,6 +217,18 @@ def _span_call(position: int, span: Mapping[str, Any]) -> Call:
     return Call(position, name, args, problem, span_failed(span), False)
 
 
+def repeats(view: TraceView, *, in_a_row: bool) -> tuple[int, Call | None]:
+    """Return :func:`most_repeated` of the tool calls of ``view``: counted once per trace
+    (and kind of count) when the view is a context's, since ``tool_call_validity`` and
+    ``repeated_tool_calls`` count the same calls the same way."""
+    if view.of_context and view.steps is not None:
+        context = view.context
+        return context.memo.get(
+            context.trace, "most_repeated_in_a_row" if in_a_row else "most_repeated",
+            lambda: most_repeated(tool_calls(view), in_a_row=in_a_row))
+    return most_repeated(tool_calls(view), in_a_row=in_a_row)
+
+
 def most_repeated(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call | None]:
     """Return the most times one call was made, and (the first instance of) that call.
 
@@ -188,6 +237,13 @@ def most_repeated(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call |
     is excused, later ones count (an agent hammering a broken tool still loops).
     ``in_a_row`` counts only back-to-back calls. Ties go to the call made first.
     """
+    if not in_a_row and not any(call.failed or call.denied for call in calls):
+        return _most_common(calls)
+    return _walk(calls, in_a_row=in_a_row)
+
+
+def _walk(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call | None]:
+    """:func:`most_repeated` for any calls: one walk, excusing retries as it goes."""
     counts: dict[str, int] = {}
     first: dict[str, Call] = {}
     # key -> (the last such call failed, a retry of it was excused already)
@@ -213,6 +269,20 @@ def most_repeated(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call |
             if count > best:
                 best, best_key = count, key
     return best, (first[best_key] if best_key is not None else None)
+
+
+def _most_common(calls: Sequence[Call]) -> tuple[int, Call | None]:
+    """:func:`most_repeated` of calls none of which failed or was denied, counted all
+    together: with no retry to excuse, the count of a call is the number of its key, and the
+    first of equal counts in first-seen order wins (``max`` keeps the first), as in the
+    general walk."""
+    if not calls:
+        return 0, None
+    keys = [call.key for call in calls]
+    if len(set(keys)) == len(keys):
+        return 1, calls[0]
+    best_key, best = max(Counter(keys).items(), key=itemgetter(1))
+    return best, calls[keys.index(best_key)]
 
 
 def span_failed(span: Mapping[str, Any]) -> bool:
@@ -243,18 +313,20 @@ def step_failure(step: TraceStep) -> str | None:
 def call_key(name: str, args: Any) -> str:
     """Return a call as one text, so equal calls (JSON equality: 1 == 1.0) have equal keys."""
     if type(args) is dict:
-        # Most arguments are written as they are: one dump, then a look at its bytes, instead
+        # Most arguments are written as they are: one dump, then a look at its text, instead
         # of a walk in Python. Only a text free of what the general form rewrites (a whole
         # float: ".0" or "e+"; NaN and infinity: "null"; nesting past the depth cap) is taken.
+        # The look is at the decoded text: a search in a str is several times quicker than
+        # in bytes, and these ASCII marks are in one exactly when they are in the other.
         try:
-            text = orjson.dumps(args, option=orjson.OPT_SORT_KEYS)
+            text = orjson.dumps(args, option=orjson.OPT_SORT_KEYS).decode()
         except TypeError:  # a non-str key, an int past 64 bits: the general form decides
             pass
         else:
-            if (b".0" not in text and b"e+" not in text and b"null" not in text
+            if (".0" not in text and "e+" not in text and "null" not in text
                     and (len(text) <= _CANONICAL_DEPTH  # too short to nest past the cap
-                         or text.count(b"{") + text.count(b"[") <= _CANONICAL_DEPTH)):
-                return f"{name}\x00{text.decode()}"
+                         or text.count("{") + text.count("[") <= _CANONICAL_DEPTH)):
+                return f"{name}\x00{text}"
     return general_call_key(name, args)
 
 

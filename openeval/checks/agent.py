@@ -20,9 +20,9 @@ from openeval.checks._steps import (
     TraceInput,
     TraceView,
     finite_total,
-    most_repeated,
     number,
     read_trace,
+    repeats,
     run_duration_ms,
     spans_duration_ms,
     tool_calls,
@@ -53,6 +53,17 @@ _TTFT_ATTRIBUTES = ("time_to_first_token_ms", "ttft_ms", "first_token_ms")
 
 def _label(call: Call) -> str:
     return f"step {call.position} {call.name or '(no tool name)'}"
+
+
+@_settings.read_once
+def _validity_settings(
+    allowed_tools: Any, required_args: Any, max_identical_calls: Any, name: Any
+) -> tuple[frozenset[str], Mapping[str, tuple[str, ...]], int, str]:
+    check = "tool_call_validity"
+    allowed = frozenset(_settings.strings(allowed_tools, (), check, "allowed_tools"))
+    required = _required_args(required_args, check)
+    limit = _settings.integer(max_identical_calls, 2, check, "max_identical_calls", minimum=1)
+    return allowed, required, limit, _settings.score_name(name, "tool_calls_valid", check)
 
 
 @util.declares("tool_calls_valid", "tool_call_loop")
@@ -86,11 +97,10 @@ def tool_call_validity(
             ``max_identical_calls`` times. Not returned when there are no calls.
     """
     check = "tool_call_validity"
-    allowed = set(_settings.strings(allowed_tools, (), check, "allowed_tools"))
-    required = _required_args(required_args, check)
-    limit = _settings.integer(max_identical_calls, 2, check, "max_identical_calls", minimum=1)
-    primary = _settings.score_name(name, "tool_calls_valid", check)
-    calls = tool_calls(read_trace(ctx, check))
+    allowed, required, limit, primary = _validity_settings(
+        allowed_tools, required_args, max_identical_calls, name)
+    view = read_trace(ctx, check)
+    calls = tool_calls(view)
     if not calls:
         return Scores([util.not_judged(primary, "no tool calls to check")])
     problems: list[str] = []
@@ -105,7 +115,7 @@ def tool_call_validity(
             missing = [arg for arg in required[call.name] if arg not in call.args]
             if missing:
                 problems.append(f"{_label(call)}: missing required {', '.join(missing)}")
-    most, looping = most_repeated(calls, in_a_row=False)
+    most, looping = repeats(view, in_a_row=False)
     loop = most > limit
     shown = looping.name if looping is not None else ""
     loop_comment = (f"{shown or '(no tool name)'} called {most} times with the same "

@@ -16,7 +16,7 @@ from itertools import islice
 from typing import Any, Literal, get_args
 
 from openeval.checks import text as _text
-from openeval.checks._settings import SettingError
+from openeval.checks._settings import SettingError, read_once
 from openeval.checks.util import (
     MAX_ITEMS,
     MAX_TEXT_CHARS,
@@ -451,6 +451,33 @@ def _optional_limit(value: Any, setting: str) -> int | None:
     return int(check_number(value, setting, minimum=0, integer=True))
 
 
+@read_once
+def _length_bounds(
+    min_words: Any, max_words: Any, min_chars: Any, max_chars: Any
+) -> tuple[int | None, int | None, int | None, int | None]:
+    # None means "not checked" here, so the defaults are written in the signature only.
+    bounds = (_optional_limit(min_words, "min_words"), _optional_limit(max_words, "max_words"),
+              _optional_limit(min_chars, "min_chars"), _optional_limit(max_chars, "max_chars"))
+    for unit, low, high in (("words", bounds[0], bounds[1]), ("chars", bounds[2], bounds[3])):
+        if low is not None and high is not None and low > high:
+            raise SettingError(f"min_{unit}={low} is above max_{unit}={high}")
+    return bounds
+
+
+def _word_count(body: str, low: int | None, high: int | None) -> tuple[int, str]:
+    """Return how many words ``body`` holds, counting no further than one past the largest
+    bound (so a huge reply costs little), and the count as the comment shows it."""
+    word_bounds = [b for b in (low, high) if b is not None]
+    cap = max(word_bounds) + 1 if word_bounds else 0
+    if cap and len(body) < 2 * cap - 1:
+        # Words are separated, so a text of n characters holds at most (n + 1) // 2 of
+        # them: fewer than the cap, and one regex pass counts them all.
+        count = len(_text.words(body, lower=False))
+    else:
+        count = sum(1 for _ in islice(_text.iter_words(body, lower=False), cap))
+    return count, f"more than {cap - 1}" if cap and count >= cap else str(count)
+
+
 @declares("within_length")
 def length_budget(
     ctx: Any,
@@ -480,35 +507,22 @@ def length_budget(
     Raises:
         SettingError: a bound is not a whole number >= 0, or a minimum exceeds its maximum.
     """
-    # None means "not checked" here, so the defaults are written in the signature only.
-    bounds = {
-        "min_words": _optional_limit(min_words, "min_words"),
-        "max_words": _optional_limit(max_words, "max_words"),
-        "min_chars": _optional_limit(min_chars, "min_chars"),
-        "max_chars": _optional_limit(max_chars, "max_chars"),
-    }
-    for unit in ("words", "chars"):
-        low, high = bounds[f"min_{unit}"], bounds[f"max_{unit}"]
-        if low is not None and high is not None and low > high:
-            raise SettingError(f"min_{unit}={low} is above max_{unit}={high}")
+    min_words, max_words, min_chars, max_chars = _length_bounds(
+        min_words, max_words, min_chars, max_chars)
     body = subject_text(ctx).strip()
     chars = len(body)
-    # Counting words stops one past the largest bound, so a huge reply costs little.
-    word_bounds = [b for b in (bounds["min_words"], bounds["max_words"]) if b is not None]
-    cap = max(word_bounds) + 1 if word_bounds else 0
-    count = sum(1 for _ in islice(_text.iter_words(body, lower=False), cap))
-    shown = f"more than {cap - 1}" if cap and count >= cap else str(count)
+    count, shown = _word_count(body, min_words, max_words)
     problems = []
-    if bounds["min_words"] is not None and count < bounds["min_words"]:
-        problems.append(f"{shown} words, fewer than {bounds['min_words']}")
-    if bounds["max_words"] is not None and count > bounds["max_words"]:
-        problems.append(f"{shown} words, more than {bounds['max_words']}")
-    if bounds["min_chars"] is not None and chars < bounds["min_chars"]:
-        problems.append(f"{chars} characters, fewer than {bounds['min_chars']}")
-    if bounds["max_chars"] is not None and chars > bounds["max_chars"]:
-        problems.append(f"{chars} characters, more than {bounds['max_chars']}")
+    if min_words is not None and count < min_words:
+        problems.append(f"{shown} words, fewer than {min_words}")
+    if max_words is not None and count > max_words:
+        problems.append(f"{shown} words, more than {max_words}")
+    if min_chars is not None and chars < min_chars:
+        problems.append(f"{chars} characters, fewer than {min_chars}")
+    if max_chars is not None and chars > max_chars:
+        problems.append(f"{chars} characters, more than {max_chars}")
     if not problems:
-        checked = [k for k, v in bounds.items() if v is not None]
+        checked = (min_words, max_words, min_chars, max_chars) != (None, None, None, None)
         comment = (f"{shown} words, {chars} characters" if checked
                    else "no bound set: nothing checked")
     else:

@@ -30,6 +30,22 @@ _NAMED_LIMIT = 5
 # --- pii_leak --------------------------------------------------------------------------------
 
 
+@_settings.read_once
+def _pii_settings(
+    checks: Any, allowed_email_domains: Any, ignore_values_from_input: Any, name: Any
+) -> tuple[tuple[str, ...], tuple[str, ...], bool, str]:
+    check = "pii_leak"
+    kinds = _settings.strings(checks, KINDS, check, "checks")
+    unknown = [kind for kind in kinds if kind not in KINDS]
+    if unknown:
+        raise _settings.bad_setting(check, "checks", f"kinds among {', '.join(KINDS)}",
+                                    unknown[0])
+    domains = tuple(d.strip().lstrip("@*.").rstrip(".").lower() for d in _settings.strings(
+        allowed_email_domains, ("example.com",), check, "allowed_email_domains"))
+    ignore = _settings.boolean(ignore_values_from_input, True, check, "ignore_values_from_input")
+    return kinds, domains, ignore, _settings.score_name(name, "pii_free", check)
+
+
 @util.declares("pii_free", "pii_count")
 def pii_leak(
     ctx: CheckInput, *, checks: Sequence[PiiKind] = KINDS,  # type: ignore[assignment]
@@ -59,15 +75,8 @@ def pii_leak(
         pii_count (NUMERIC, lower is better): how many values were found.
     """
     check = "pii_leak"
-    kinds = _settings.strings(checks, KINDS, check, "checks")
-    unknown = [kind for kind in kinds if kind not in KINDS]
-    if unknown:
-        raise _settings.bad_setting(check, "checks", f"kinds among {', '.join(KINDS)}",
-                                    unknown[0])
-    domains = tuple(d.strip().lstrip("@*.").rstrip(".").lower() for d in _settings.strings(
-        allowed_email_domains, ("example.com",), check, "allowed_email_domains"))
-    ignore = _settings.boolean(ignore_values_from_input, True, check, "ignore_values_from_input")
-    primary = _settings.score_name(name, "pii_free", check)
+    kinds, domains, ignore, primary = _pii_settings(
+        checks, allowed_email_domains, ignore_values_from_input, name)
     context = read_context(ctx, check)
     reply, note = util.clip(context.output)
     found = [f for f in find_pii(reply) if f.kind in kinds and not _allowed(f, domains)]
@@ -78,8 +87,8 @@ def pii_leak(
         kept = [f for f in found if (f.kind, f.value) not in given]
         ignored = len(found) - len(kept)
         found = kept
-    by_kind = Counter(f.kind for f in found)
     if found:
+        by_kind = Counter(f.kind for f in found)
         comment = f"found {len(found)}: " + ", ".join(
             f"{kind} x{by_kind[kind]}" for kind in KINDS if by_kind[kind])
     else:

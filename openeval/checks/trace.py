@@ -16,14 +16,13 @@ from openeval.checks import _settings, text, util
 from openeval.checks._steps import (
     DURATION_KEYS,
     TraceInput,
-    most_repeated,
     number,
     read_trace,
+    repeats,
     run_duration_ms,
     span_failed,
     spans_duration_ms,
     step_failure,
-    tool_calls,
 )
 from openeval.scores import Scores
 
@@ -122,6 +121,16 @@ def error_spans(ctx: TraceInput, *, max_errors: int = 0, name: str = "no_errors"
     ])
 
 
+@_settings.read_once
+def _repeat_settings(
+    max_repeats: Any, consecutive_only: Any, name: Any
+) -> tuple[int, bool, str]:
+    check = "repeated_tool_calls"
+    limit = _settings.integer(max_repeats, 2, check, "max_repeats", minimum=1)
+    in_a_row = _settings.boolean(consecutive_only, False, check, "consecutive_only")
+    return limit, in_a_row, _settings.score_name(name, "tool_loop", check)
+
+
 @util.declares("tool_loop", "most_repeated")
 def repeated_tool_calls(
     ctx: TraceInput, *, max_repeats: int = 2, consecutive_only: bool = False,
@@ -149,11 +158,8 @@ def repeated_tool_calls(
             with ``consecutive_only``).
     """
     check = "repeated_tool_calls"
-    limit = _settings.integer(max_repeats, 2, check, "max_repeats", minimum=1)
-    in_a_row = _settings.boolean(consecutive_only, False, check, "consecutive_only")
-    primary = _settings.score_name(name, "tool_loop", check)
-    calls = tool_calls(read_trace(ctx, check))
-    most, call = most_repeated(calls, in_a_row=in_a_row)
+    limit, in_a_row, primary = _repeat_settings(max_repeats, consecutive_only, name)
+    most, call = repeats(read_trace(ctx, check), in_a_row=in_a_row)
     if call is None:
         return Scores([util.not_judged(primary, "no tool calls")])
     loop = most > limit

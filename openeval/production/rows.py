@@ -49,7 +49,7 @@ def score_record(
         "line": item.line,
         "format": item.format,
     }
-    if not sampled(item.trace_id, sample_threshold):
+    if sample_threshold is not None and not sampled(item.trace_id, sample_threshold):
         row["status"] = "not sampled"
         return row
     results = score(item.trace, plan.case)

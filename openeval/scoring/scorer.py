@@ -128,20 +128,10 @@ def _run_check(
     spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase, earlier: Mapping[str, Scores],
     memo: TraceMemo,
 ) -> CheckResult:
-    # The module itself, not the lazy package attribute: this runs once per check per trace.
-    from openeval.checks._context import CheckContext
-    from openeval.checks.registry import CHECKS, compile_settings
+    # Its own module, imported here: the scorer imports no check until a check is run.
+    from openeval.scoring.check_run import run_check
 
-    function = CHECKS.get(spec.kind)
-    # Compiled once with the plan; a spec built by hand (or read back) is checked here.
-    settings = spec.arguments if spec.arguments is not None else compile_settings(
-        spec.kind, spec.settings)
-    context = CheckContext(trace=trace, test_case=test_case, params=dict(spec.settings),
-                           scores=dict(earlier), memo=memo)
-    returned = function(context, **settings)
-    scores = as_scores(returned, spec.name)
-    return CheckResult(spec, verdict(scores, spec.threshold), tuple(scores),
-                       _bounded(details_of(scores)))
+    return run_check(spec, trace, test_case, earlier, memo)
 
 
 def _run_code(

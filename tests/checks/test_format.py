@@ -6,11 +6,17 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import pytest
 from check_cases import params, run_case
+from hypothesis import given
+from hypothesis import strategies as st
+
+from openeval.checks import text as check_text
+from openeval.checks.format import _word_count
 
 
 @pytest.mark.parametrize("case", params("format"))
@@ -70,3 +76,39 @@ def test_a_schema_pattern_is_bounded(row: SchemaRow, tmp_path: Path) -> None:
     assert line.startswith(row.says), line
     if row.refused is not None:
         assert f"the pattern {row.refused!r}" in line
+
+
+# --- length_budget: the one-pass word count of a short reply is the bounded count ----------
+
+
+
+
+
+def bounded_count(body: str, low: int | None, high: int | None) -> tuple[int, str]:
+    bounds = [b for b in (low, high) if b is not None]
+    cap = max(bounds) + 1 if bounds else 0
+    count = sum(1 for _ in islice(check_text.iter_words(body, lower=False), cap))
+    return count, f"more than {cap - 1}" if cap and count >= cap else str(count)
+
+
+WORD_CASES = {
+    "empty": ("", 1, 300),
+    "no bound": ("a b c", None, None),
+    "exactly at the cap": ("a b c", 1, 2),
+    "one char words up to the cap": ("a b", None, 2),
+    "just below the quick length": ("a b c d", 0, 3),
+    "punctuation only": ("... !!", 1, 3),
+    "accents and digits": ("café 42 x_y", 1, 2),
+}
+
+
+@pytest.mark.parametrize(("body", "low", "high"), WORD_CASES.values(), ids=WORD_CASES.keys())
+def test_word_count_is_the_bounded_count(body: str, low: int | None, high: int | None) -> None:
+    assert _word_count(body, low, high) == bounded_count(body, low, high)
+
+
+@given(st.text(alphabet="ab _.é1\n", max_size=40), st.none() | st.integers(0, 20),
+       st.none() | st.integers(0, 20))
+def test_word_count_is_the_bounded_count_on_any_text(
+        body: str, low: int | None, high: int | None) -> None:
+    assert _word_count(body, low, high) == bounded_count(body, low, high)
