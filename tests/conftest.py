@@ -11,8 +11,12 @@ and ``slow``; the summary says how many, and how to run them. Proposal 0120.
 from __future__ import annotations
 
 import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from locales import LATIN_1
 from run_profile import full_run, profile_name, register_profiles
 
 register_profiles()
@@ -46,3 +50,17 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             f"{len(heavy)} tests marked {', '.join(HEAVY_MARKERS)} were left out, as by "
             "default; run them with -m 'ray or browser or slow', or everything with .ci/run")
+
+
+
+@pytest.fixture(scope="session")
+def latin_1_locales(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder holding the Latin-1 locale (``locales.LATIN_1``), built with ``localedef``."""
+    folder = tmp_path_factory.mktemp("locales")
+    if shutil.which("localedef") is None:
+        pytest.skip("needs localedef to build a Latin-1 locale")
+    built = subprocess.run(["localedef", "-i", "en_US", "-f", "ISO-8859-1",
+                            str(folder / LATIN_1)], capture_output=True, timeout=120)
+    if not (folder / LATIN_1).exists():
+        pytest.skip(f"localedef could not build {LATIN_1}: {built.stderr[-200:]!r}")
+    yield folder

@@ -7,34 +7,20 @@ locale. The Latin-1 locale is built with ``localedef`` into a temporary folder (
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from locales import LATIN_1, locale_env
 
 GOOD = Path(__file__).resolve().parents[1] / "data" / "suites" / "mixed" / "a-good"
-LATIN_1 = "en_US.ISO-8859-1"
 
-
-@pytest.fixture(scope="module")
-def locales(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    folder = tmp_path_factory.mktemp("locales")
-    if shutil.which("localedef") is None:
-        pytest.skip("needs localedef to build a Latin-1 locale")
-    built = subprocess.run(["localedef", "-i", "en_US", "-f", "ISO-8859-1",
-                            str(folder / LATIN_1)], capture_output=True, timeout=120)
-    if not (folder / LATIN_1).exists():
-        pytest.skip(f"localedef could not build {LATIN_1}: {built.stderr[-200:]!r}")
-    yield folder
 
 
 def _openeval(args: list[str], locale: str, locales: Path) -> None:
-    env = {**os.environ, "LC_ALL": locale, "LOCPATH": str(locales), "PYTHONUTF8": "0",
-           "PYTHONCOERCECLOCALE": "0"}
+    env = locale_env(locale, locales)
     code = "import sys; print(sys.getfilesystemencoding())"
     encoding = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                               text=True, timeout=60).stdout.strip()
@@ -47,7 +33,7 @@ def _openeval(args: list[str], locale: str, locales: Path) -> None:
 
 @pytest.mark.parametrize("command", ["run", "score"])
 def test_the_same_files_under_a_latin_1_locale(command: str, tmp_path: Path,
-                                               locales: Path) -> None:
+                                               latin_1_locales: Path) -> None:
     suite = tmp_path / "suite-€"
     shutil.copytree(GOOD, suite / "ünï-€")
     outputs = []
@@ -58,6 +44,6 @@ def test_the_same_files_under_a_latin_1_locale(command: str, tmp_path: Path,
         else:
             args = ["score", str(suite / "ünï-€" / "trace.json"), "--output-dir", str(out),
                     "-q"]
-        _openeval(args, locale, locales)
+        _openeval(args, locale, latin_1_locales)
         outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
     assert outputs[0] == outputs[1]
