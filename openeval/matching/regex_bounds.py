@@ -61,6 +61,17 @@ def _sre_parser() -> Any:
     return None  # pragma: no cover
 
 
+def _parsed(pattern: str) -> tuple[Any, Any] | None:
+    """Return the parser module and ``pattern``'s parse tree, or None when either is missing."""
+    parser = _sre_parser()
+    if parser is None:  # pragma: no cover
+        return None
+    try:
+        return parser, parser.parse(pattern)
+    except Exception:  # the pattern compiled; a parser quirk must not refuse it
+        return None
+
+
 NESTED_QUANTIFIER = (
     "repeats a group whose body itself repeats, like (a+)+: it can take exponential time on a "
     "string that does not match; rewrite it without the nested repetition"
@@ -115,13 +126,10 @@ def has_adjacent_repetitions(pattern: str) -> bool:
     atomic groups never give back what they took and are skipped; repetitions of longer
     bodies are compared only when they are written the same (``(ab)*(ac)*`` is kept).
     """
-    parser = _sre_parser()
-    if parser is None:  # pragma: no cover
+    parsed = _parsed(pattern)
+    if parsed is None:
         return False
-    try:
-        tree = parser.parse(pattern)
-    except Exception:  # the pattern compiled; a parser quirk must not refuse it
-        return False
+    parser, tree = parsed
     ignore_case = bool(getattr(tree, "state", None) and tree.state.flags & re.IGNORECASE)
     return _Adjacent(parser, ignore_case=ignore_case).find(list(tree))
 
@@ -234,13 +242,10 @@ def _shape(items: Any) -> Any:
 def has_overlapping_alternatives(pattern: str) -> bool:
     """Return True when an unbounded repetition holds alternatives that can begin with the same
     character (``(a|aa)+``, ``(.|\\s)*``, ``(\\w|\\d)+``)."""
-    parser = _sre_parser()
-    if parser is None:  # pragma: no cover
+    parsed = _parsed(pattern)
+    if parsed is None:
         return False
-    try:
-        tree = parser.parse(pattern)
-    except Exception:  # the pattern compiled; a parser quirk must not refuse it
-        return False
+    parser, tree = parsed
     return _Alternatives(parser).find(list(tree), under_repeat=False)
 
 
@@ -362,13 +367,10 @@ def has_nested_quantifier(pattern: str) -> bool:
     ``(\\d+,)*`` (each repetition ends at a comma) is allowed. Overlapping alternatives
     (``(a|aa)+``) are not detected.
     """
-    parser = _sre_parser()
-    if parser is None:  # pragma: no cover
+    parsed = _parsed(pattern)
+    if parsed is None:
         return False
-    try:
-        tree = parser.parse(pattern)
-    except Exception:  # the pattern compiled; a parser quirk must not refuse it
-        return False
+    parser, tree = parsed
     return _Quantifiers(parser).find(list(tree))
 
 
