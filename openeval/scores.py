@@ -28,6 +28,8 @@ Verdict = Literal["pass", "fail", "n.a.", "error"]
 """Four states: judged good, judged bad, nothing to judge, could not be judged (never a pass)."""
 VERDICTS: tuple[str, ...] = get_args(Verdict)
 
+_set = object.__setattr__
+
 
 @dataclass(frozen=True)
 class Score:
@@ -47,6 +49,20 @@ class Score:
     """The score's name; a check returning several scores names each."""
     higher_is_better: bool | None = None
     """Which way is good; None means higher (True for BOOLEAN) is good."""
+
+    def __init__(self, value: float | bool | str, data_type: DataType = "NUMERIC",
+                 comment: str | None = None, name: str | None = None,
+                 higher_is_better: bool | None = None) -> None:
+        # Written out rather than generated: the frozen dataclass's own sets each field
+        # through a guarded setattr, and checks build several scores per trace
+        # (proposals/0300-score-loop-once-per-check.md). Same fields, same checks.
+        _set(self, "__dict__", {"value": value, "data_type": data_type, "comment": comment,
+                                "name": name, "higher_is_better": higher_is_better})
+        if data_type == "BOOLEAN" and type(value) is bool:  # the usual cases, first
+            return
+        if data_type == "NUMERIC" and type(value) is float and math.isfinite(value):
+            return
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         value = self.value
@@ -107,9 +123,6 @@ class Scores(list[Score]):
     ``scores["rouge_l"]`` gives the score of that name (KeyError when none); an int index still
     gives the score at that place, and ``+`` joins lists as for any list.
     """
-
-    def __init__(self, iterable: Iterable[Score] = ()) -> None:
-        super().__init__(iterable)
 
     @overload
     def __getitem__(self, key: SupportsIndex | str) -> Score: ...

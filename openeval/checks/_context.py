@@ -183,6 +183,23 @@ class CheckContext:
         return default
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def scorer_context(
+    trace: AgentTrace, test_case: EvalTestCase | None, params: Mapping[str, Any],
+    scores: Mapping[str, Scores], memo: TraceMemo,
+) -> CheckContext:
+    """Return ``CheckContext(trace, test_case, params, scores, memo)``, equal to it, built
+    without the frozen dataclass's ``__init__`` (one guarded ``setattr`` per field): the scorer
+    builds one per check per trace (proposals/0300-score-loop-once-per-check.md)."""
+    context: CheckContext = _new(CheckContext)
+    _set(context, "__dict__", {"trace": trace, "test_case": test_case, "params": params,
+                               "scores": scores, "memo": memo})
+    return context
+
+
 def as_context(value: str | AgentTrace | CheckContext) -> CheckContext:
     """Return ``value`` as a :class:`CheckContext`.
 

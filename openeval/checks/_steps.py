@@ -173,7 +173,20 @@ def tool_calls(view: TraceView) -> list[Call]:
 
 
 def _step_calls(steps: Sequence[TraceStep]) -> list[Call]:
-    return [_step_call(step) for step in steps if step.type == "tool_call"]
+    calls: list[Call] = []
+    for step in steps:
+        if step.type != "tool_call":
+            continue
+        args = step.tool_args
+        if type(args) is dict and not step.error and not step.denied:
+            # The usual call, as _step_call makes it without a call of its own: arguments
+            # that are an object, no error, not denied (proposals/0301-score-read-and-rows.md).
+            name = step.tool_name
+            calls.append(Call(step.step_id, name if isinstance(name, str) else "", args, None,
+                              False, False))
+        else:
+            calls.append(_step_call(step))
+    return calls
 
 
 def _step_call(step: TraceStep) -> Call:
@@ -278,7 +291,12 @@ def _most_common(calls: Sequence[Call]) -> tuple[int, Call | None]:
     general walk."""
     if not calls:
         return 0, None
-    keys = [call.key for call in calls]
+    keys: list[str] = []
+    for call in calls:  # Call.key without the property's call: this runs once per trace
+        key = call._key
+        if key is None:
+            key = call._key = call_key(call.name, call.args)
+        keys.append(key)
     if len(set(keys)) == len(keys):
         return 1, calls[0]
     best_key, best = max(Counter(keys).items(), key=itemgetter(1))

@@ -139,8 +139,10 @@ def check_trace(trace: AgentTrace, limits: ReadLimits, source: str | Path | None
     Readers that build a whole trace at once are checked here, after the fact; the file-size
     and line limits have already bounded what they could read.
     """
-    budget = TraceBudget(limits, source)
-    budget.add(trace_chars(trace), steps=len(trace.steps))
+    chars, steps = trace_chars(trace), len(trace.steps)
+    if steps <= limits.max_steps and chars <= limits.max_text_chars:
+        return  # within both: no budget to build (this runs once per trace read)
+    TraceBudget(limits, source).add(chars, steps=steps)
 
 
 MAX_TOML_LINE_DOTS = 1_000

@@ -197,6 +197,22 @@ class CheckResult:
         )
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
+def check_result(spec: CheckSpec, verdict: Verdict, scores: tuple[Score, ...],
+                 details: str) -> CheckResult:
+    """Return ``CheckResult(spec, verdict, scores, details)`` (no ``data``), equal to it, built
+    without the frozen dataclass's ``__init__`` (one guarded ``setattr`` per field and the
+    ``data`` factory): the scorer builds one per check per trace
+    (proposals/0300-score-loop-once-per-check.md)."""
+    result: CheckResult = _new(CheckResult)
+    _set(result, "__dict__", {"spec": spec, "verdict": verdict, "scores": scores,
+                              "details": details, "data": {}})
+    return result
+
+
 @dataclass(frozen=True)
 class CaseResult:
     """The outcome of one case: its check results, or the reason it could not be scored.

@@ -19,7 +19,7 @@ check's ``error`` result, and the others still run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -53,19 +53,48 @@ def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
         from openeval.scoring.denials import mark_denials
 
         trace = mark_denials(trace, plan.denied_when)
-    from openeval.checks._context import TraceMemo
-
+    run_check, memo_type = _check_runner()
     results: list[CheckResult] = []
     earlier: dict[str, Scores] = {}
-    memo = TraceMemo()  # what the checks derive from this trace, derived once
+    memo = memo_type()  # what the checks derive from this trace, derived once
+    test_case = plan.test_case
     # Only checks read the scores of the entries before them; metrics never do.
     keep = any(spec.family != "metric" for spec in plan.checks)
     for spec in plan.checks:
-        result = _marked(_run_isolated(spec, trace, plan, earlier, memo))
+        # A library check is the usual entry: run here, not through _run_isolated's two
+        # calls (proposals/0300-score-loop-once-per-check.md); the same try, the same results.
+        if spec.family == "check":
+            try:
+                result = run_check(spec, trace, test_case, earlier, memo)
+            except OpenEvalError as exc:
+                result = CheckResult(spec, "error", (), _bounded(str(exc)))
+            except Exception as exc:  # isolation: one broken check never takes the case down
+                result = _crashed(spec, exc)
+        else:
+            result = _run_isolated(spec, trace, plan, earlier, memo)
+        line = spec.threshold
+        if line is not None and line <= 0:  # only such a line can mark it (see _marked)
+            result = _marked(result)
         if keep:
             earlier[spec.name] = Scores(result.scores)
         results.append(result)
     return tuple(results)
+
+
+_RUNNER: tuple[Callable[..., CheckResult], type[TraceMemo]] | None = None
+
+
+def _check_runner() -> tuple[Callable[..., CheckResult], type[TraceMemo]]:
+    """Return :func:`~openeval.scoring.check_run.run_check` and the trace memo's class,
+    imported on the first score, not with this module (the scorer imports no check until a
+    check is run), and not on every call (an import statement costs a lookup each time)."""
+    global _RUNNER
+    if _RUNNER is None:
+        from openeval.checks._context import TraceMemo
+        from openeval.scoring.check_run import run_check
+
+        _RUNNER = (run_check, TraceMemo)
+    return _RUNNER
 
 
 def _marked(result: CheckResult) -> CheckResult:
@@ -96,10 +125,15 @@ def _run_isolated(
     except OpenEvalError as exc:
         return CheckResult(spec, "error", (), _bounded(str(exc)))
     except Exception as exc:  # isolation: one broken check never takes the case down
-        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        return CheckResult(
-            spec, "error", (), _bounded(f"{spec.name} crashed: {reason} (a bug; please report it)")
-        )
+        return _crashed(spec, exc)
+
+
+def _crashed(spec: CheckSpec, exc: Exception) -> CheckResult:
+    """The ``error`` result of a check that raised something other than OpenEvalError."""
+    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return CheckResult(
+        spec, "error", (), _bounded(f"{spec.name} crashed: {reason} (a bug; please report it)")
+    )
 
 
 @cache
@@ -128,9 +162,7 @@ def _run_check(
     spec: CheckSpec, trace: AgentTrace, test_case: EvalTestCase, earlier: Mapping[str, Scores],
     memo: TraceMemo,
 ) -> CheckResult:
-    # Its own module, imported here: the scorer imports no check until a check is run.
-    from openeval.scoring.check_run import run_check
-
+    run_check, _ = _check_runner()
     return run_check(spec, trace, test_case, earlier, memo)
 
 
