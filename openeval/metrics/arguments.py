@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import orjson
 
@@ -39,7 +39,6 @@ from openeval.values import (
     short_json,
 )
 
-E = TypeVar("E")
 _NO_ARGS: Mapping[str, Any] = {}
 _ABSENT: Hashable = ("absent",)  # canonical keys are never this tuple (see canonical_key)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -119,25 +118,15 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
     exact = {tool for tool in by_tool if fast and form.made_as_written(tool, executed[tool])}
     if len(exact) == len(by_tool):
         return Measurement(1.0, passed)
-    rest = [tool for tool in by_tool if tool not in exact]
-    # Plain expected arguments without a matcher, against plain executed ones: a call is
-    # matched whole when its values on the expected keys are == (in C) and JSON equal, so
-    # a run whose every call is found needs no compiled row (proposals/0305).
-    plain_calls = form.plain_calls() if fast else None
-    searched = False
-    if plain_calls is not None and is_plain_json([executed[tool] for tool in rest]):
-        searched = True
-        if all(_all_found(plain_calls[tool], executed[tool], _whole_plain) for tool in rest):
-            return Measurement(1.0, passed)
     rows = form.rows()
+    rest = [tool for tool in by_tool if tool not in exact]
     # Knowing a tool's executed arguments plain JSON costs about one comparison per call; it
     # pays where each executed call meets several expected ones.
-    plain = {tool for tool in rest if fast and len(by_tool[tool]) >= _PLAIN_FROM
-             and (searched or is_plain_json(executed[tool]))}
-    # The search over the rows finds what the plain search found: only the others run it.
-    if not searched and all(
+    plain = {tool for tool in rest
+             if fast and len(by_tool[tool]) >= _PLAIN_FROM and is_plain_json(executed[tool])}
+    if all(
         _all_found([rows[call.position] for call in by_tool[tool]], executed[tool],
-                   _whole_row_plain if tool in plain else _whole_row)
+                   plain=tool in plain)
         for tool in rest
     ):
         return Measurement(1.0, passed)
@@ -203,8 +192,7 @@ class _ExpectedArgs:
     """What the metric reads from the test case, built once per case (a :class:`CompiledCase`
     form); the compiled rows and the diagonal tools only when a trace first needs them."""
 
-    __slots__ = ("_diagonals", "_plain", "_rows", "_texts", "args", "by_tool", "total",
-                 "wanted")
+    __slots__ = ("_diagonals", "_rows", "_texts", "args", "by_tool", "total", "wanted")
 
     def __init__(self, test_case: EvalTestCase) -> None:
         self.wanted = [call for call in expected_calls(test_case) if call.args]
@@ -217,7 +205,6 @@ class _ExpectedArgs:
         self.args = {tool: [call.args for call in calls] for tool, calls in self.by_tool.items()}
         """Each tool's expected argument objects, in order."""
         self._texts: dict[str, bytes | None] = {}
-        self._plain: object = _UNREAD
         self._rows: dict[int, ExpectedArgs] | None = None
         self._diagonals: frozenset[str] | None = None
 
@@ -256,19 +243,6 @@ class _ExpectedArgs:
             self._texts[tool] = _strict_text(self.args[tool])
         return self._texts[tool]
 
-    def plain_calls(self) -> dict[str, list[tuple[Mapping[str, Any], bytes]]] | None:
-        """Each tool's expected argument objects beside their JSON (sorted keys), when every
-        expected call's arguments are plain JSON (:func:`~openeval.values.plain_literal`: no
-        tuple, no subclass, no NaN) without a matcher (no ``$`` in the text) nesting less than
-        MAX_JSON_DEPTH; else None.
-
-        Then each expected value compiles to a plain scalar or a literal, and an executed
-        call that is plain JSON too matches every value of an expected call exactly when its
-        values on the expected keys are JSON equal to them (:func:`_whole_plain`)."""
-        if self._plain is _UNREAD:
-            self._plain = _plain_calls(self.args)
-        return cast("dict[str, list[tuple[Mapping[str, Any], bytes]]] | None", self._plain)
-
     def rows(self) -> dict[int, ExpectedArgs]:
         """Each expected call's arguments compiled, by position in ``expected_tool_calls``;
         raises TestCaseError at the first malformed matcher (and keeps nothing)."""
@@ -306,29 +280,6 @@ def _none_holds_a_later(args: list[Mapping[str, Any]]) -> bool:
         all(key in args[j] and json_equal(value, args[j][key]) for key, value in later.items())
         for k, later in enumerate(args) for j in range(k)
     )
-
-
-def _plain_calls(
-    args: dict[str, list[Mapping[str, Any]]],
-) -> dict[str, list[tuple[Mapping[str, Any], bytes]]] | None:
-    """:meth:`_ExpectedArgs.plain_calls`: one text per call, one round trip for them all."""
-    try:
-        texts = {tool: [orjson.dumps(one, option=_SORTED_STRICT) for one in calls]
-                 for tool, calls in args.items()}
-    except TypeError:
-        return None
-    # The brackets of each call's text, plus the list around a tool's calls: as text() counts.
-    if any(b'"$' in text or text.count(b"[") + text.count(b"{") + 1 >= MAX_JSON_DEPTH
-           for calls in texts.values() for text in calls):
-        return None
-    everything = b"[" + b",".join(text for calls in texts.values() for text in calls) + b"]"
-    if orjson.loads(everything) != [one for calls in args.values() for one in calls]:
-        return None  # a tuple, NaN, an enum ...: not plain
-    return {tool: list(zip(args[tool], texts[tool], strict=True)) for tool in args}
-
-
-_UNREAD = object()
-"""Not built yet (None is a built answer)."""
 
 
 def _strict_text(args: list[Mapping[str, Any]]) -> bytes | None:
@@ -393,11 +344,10 @@ def pair_calls(
 
 
 def _all_found(
-    expected: Sequence[E], actual: Sequence[Mapping[str, Any]],
-    whole: Callable[[E, Mapping[str, Any]], bool],
+    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False
 ) -> bool:
-    """True when each expected call finds its own executed call matching all its arguments
-    (``whole``), taking the first such call left (in order, from after the last one taken).
+    """True when each expected call finds its own executed call matching all its arguments,
+    taking the first such call left (in order, from after the last one taken).
 
     Such a pairing is the best one (nothing can match more), so a run that does what the case
     says is judged without the whole table of weights; False sends the case to
@@ -409,49 +359,17 @@ def _all_found(
     free = list(range(len(actual)))
     start = 0
     for row in expected:
+        full = len(row.items)
+        weight = row.weight_plain if plain else row.weight
         for offset in range(len(free)):
             at = (start + offset) % len(free)
-            if whole(row, actual[free[at]]):
+            if weight(actual[free[at]]) == full:
                 del free[at]
                 start = at
                 break
         else:
             return False
     return True
-
-
-def _whole_row(row: ExpectedArgs, actual: Mapping[str, Any]) -> bool:
-    """Whether ``actual`` matches every value of ``row``."""
-    return row.weight(actual) == len(row.items)
-
-
-def _whole_row_plain(row: ExpectedArgs, actual: Mapping[str, Any]) -> bool:
-    """:func:`_whole_row` of a plain JSON ``actual`` (:meth:`ExpectedArgs.weight_plain`)."""
-    return row.weight_plain(actual) == len(row.items)
-
-
-def _whole_plain(expected: tuple[Mapping[str, Any], bytes], actual: Mapping[str, Any]) -> bool:
-    """:func:`_whole_row` of the row of an expected call of
-    :meth:`_ExpectedArgs.plain_calls` (its arguments and their JSON), for an ``actual`` that
-    is plain JSON (:func:`~openeval.values.is_plain_json`).
-
-    Each expected value then matches when the executed value under its key is JSON equal to
-    it (a scalar compared as :meth:`ExpectedArgs.weight` does, a literal by its test), so the
-    call matches whole when the executed values on the expected keys, taken as one object,
-    are JSON equal to the expected object. Between plain values JSON equality implies
-    ``==``, so ``==`` in C refuses first; only ``true == 1`` passes it wrongly, and the same
-    JSON text (as in :meth:`_ExpectedArgs.made_as_written`) or else :func:`json_equal`
-    (``1`` against ``1.0``) confirms."""
-    args, text = expected
-    projected = {key: actual[key] for key in args if key in actual}
-    if projected != args:
-        return False
-    try:
-        if orjson.dumps(projected, option=_SORTED_STRICT) == text:
-            return True
-    except TypeError:
-        pass
-    return json_equal(args, projected)
 
 
 class ExpectedArgs:
