@@ -66,18 +66,18 @@ class ToolSelectionAccuracy(Metric):
             step.tool_name for step in trace.steps
             if step.type == "tool_call" and step.tool_name is not None and not step.denied
             and step.error is None])
-        total = sum(expected.values())
-        found = sum(min(n, executed.get(name, 0)) for name, n in expected.items())
-        has_extra = any(n > expected.get(name, 0) for name, n in executed.items())
-        score = found / total
-        if found == total and not has_extra:
-            return Measurement(score, f"expected tool calls made: {total}/{total}")
-        # Only a failing or untidy run pays for the details: the multiset differences, each
-        # in the order its first side names the tools (as Counter subtraction gives them).
+        # The multiset differences, each in the order its first side names the tools (as
+        # Counter subtraction gives them); the calls found are the expected ones not missing.
         missing = {name: n - executed.get(name, 0) for name, n in expected.items()
                    if n > executed.get(name, 0)}
         extra = {name: n - expected.get(name, 0) for name, n in executed.items()
                  if n > expected.get(name, 0)}
+        total = sum(expected.values())
+        found = total - sum(missing.values())
+        score = found / total
+        if not missing and not extra:
+            return Measurement(score, f"expected tool calls made: {total}/{total}")
+        # Only a failing or untidy run pays for the details.
         parts = [f"expected tool calls made: {found}/{total}"]
         if missing:
             denied, failed = _denied_and_failed(trace)
