@@ -10,10 +10,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from openeval.errors import TestCaseError
 from openeval.matching.constraints import read_constraints
 from openeval.matching.matchers import compile_fields
 from openeval.matching.trajectory import TrajectorySpec, compile_calls
+from openeval.values import MAX_JSON_DEPTH
 
 
 def validate_test_case_matchers(
@@ -34,7 +37,8 @@ def validate_test_case_matchers(
         TrajectorySpec.from_json(trajectory, "trajectory", source)
         if trajectory is not None else TrajectorySpec()
     )
-    compile_calls(calls, spec, source=source)
+    if trajectory is not None or calls_need_compiling(calls):
+        compile_calls(calls, spec, source=source)
     read_constraints(calls, source=source)
     _edges_need_a_trajectory(calls, trajectory, "expected_tool_calls", source)
     if document.get("turns") is not None:
@@ -46,6 +50,33 @@ def validate_test_case_matchers(
     state = document.get("expected_final_state")
     if isinstance(state, Mapping):
         compile_fields(state, "expected_final_state", source=source)
+
+
+def calls_need_compiling(calls: Any) -> bool:
+    """False when compiling ``calls`` under the default rules (no ``trajectory``) can find
+    nothing wrong, so reading the case need not compile them (proposals/0305).
+
+    That is a list of ``{"tool": name, "args": {...}}`` objects whose JSON text orjson
+    writes without a ``"$`` (no key, hence no matcher, starts with ``$``) and with fewer
+    than MAX_JSON_DEPTH brackets (no value nests that deep): each call is then plain
+    (:class:`~openeval.matching.calls.ExpectedCall` compiles nothing of it) and its shape is
+    right. Anything else (a matcher, a deep value, a value orjson cannot write, a malformed
+    entry) is compiled, and refused there with its path.
+    """
+    if type(calls) is not list:
+        return True
+    for entry in calls:
+        if type(entry) is not dict:
+            return True
+        tool = entry.get("tool")
+        args = entry.get("args")
+        if type(tool) is not str or not tool or (args is not None and type(args) is not dict):
+            return True
+    try:
+        text = orjson.dumps(calls)
+    except TypeError:
+        return True
+    return b'"$' in text or text.count(b"[") + text.count(b"{") >= MAX_JSON_DEPTH
 
 
 TURN_KEYS: tuple[str, ...] = (

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -60,7 +59,7 @@ def count_tool_calls(steps: Sequence[TraceStep]) -> int:
     return list(map(step_type, steps)).count("tool_call")
 
 
-def counted(names: Counter[str]) -> str:
+def counted(names: Mapping[str, int]) -> str:
     """Return ``a, b x2, c``: the names of a multiset in sorted order, counts above one shown."""
     return ", ".join(name if n == 1 else f"{name} x{n}" for name, n in sorted(names.items()))
 

@@ -359,11 +359,10 @@ def _all_found(
     free = list(range(len(actual)))
     start = 0
     for row in expected:
-        full = len(row.items)
-        weight = row.weight_plain if plain else row.weight
+        whole = row.whole_plain if plain else row.whole
         for offset in range(len(free)):
             at = (start + offset) % len(free)
-            if weight(actual[free[at]]) == full:
+            if whole(actual[free[at]]):
                 del free[at]
                 start = at
                 break
@@ -410,6 +409,46 @@ class ExpectedArgs:
             elif field.test(got) is True:
                 count += 1
         return count
+
+    def whole(self, actual: Mapping[str, Any]) -> bool:
+        """Whether ``actual`` matches every expected value (:meth:`weight` is the count):
+        the first value missed ends the look, the usual answer for a call of another
+        purpose."""
+        for key, plain, field in self.items:
+            got = actual.get(key, MISSING)
+            if field is None:
+                kind = type(got)
+                if kind is type(plain) or (kind in _NUMBERS and type(plain) in _NUMBERS):
+                    if plain != got:
+                        return False
+                elif kind in _SCALARS or got is MISSING or not json_equal(plain, got):
+                    return False  # another scalar, or a subclass that is not its value
+            elif field.test(got) is not True:
+                return False
+        return True
+
+    def whole_plain(self, actual: Mapping[str, Any]) -> bool:
+        """:meth:`whole` of an ``actual`` that :func:`~openeval.values.is_plain_json` holds
+        plain, compared as :meth:`weight_plain` counts."""
+        items = self.plain_items
+        if items is None:
+            items = self.plain_items = [_plain_item(key, plain, field)
+                                        for key, plain, field in self.items]
+        for key, plain, mode, test in items:
+            got = actual.get(key, MISSING)
+            if mode == _SCALAR:
+                kind = type(got)
+                if kind is type(plain) or (kind in _NUMBERS and type(plain) in _NUMBERS):
+                    if plain != got:
+                        return False
+                elif kind in _SCALARS or got is MISSING or not json_equal(plain, got):
+                    return False
+            elif test is not None:
+                if test(got) is not True:
+                    return False
+            elif plain != got or (mode != _LITERAL and json_compare(plain, got) is not True):
+                return False
+        return True
 
     def weight_plain(self, actual: Mapping[str, Any]) -> int:
         """:meth:`weight` of an ``actual`` that :func:`~openeval.values.is_plain_json` holds

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 from openeval.matching.alignment import alignment_data, selection_rows
 from openeval.matching.shared import counts_match
@@ -60,39 +61,36 @@ class ToolSelectionAccuracy(Metric):
         expected = case.once(_expected_counts)
         if not expected:
             return not_applicable("no expected tool calls")
-        executed: dict[str, int] = {}
-        denied: dict[str, int] = {}
-        failed: dict[str, str] = {}  # tool -> the first error it failed with
-        for step in trace.steps:
-            if step.type == "tool_call" and step.tool_name is not None:
-                name = step.tool_name
-                if step.denied:
-                    denied[name] = denied.get(name, 0) + 1
-                elif step.error is not None:
-                    failed.setdefault(name, step.error)
-                else:
-                    executed[name] = executed.get(name, 0) + 1
+        # Counted in C, in the order the trace first names each tool.
+        executed: dict[str, int] = Counter([
+            step.tool_name for step in trace.steps
+            if step.type == "tool_call" and step.tool_name is not None and not step.denied
+            and step.error is None])
+        # The multiset differences, each in the order its first side names the tools (as
+        # Counter subtraction gives them); the calls found are the expected ones not missing.
+        missing = {name: n - executed.get(name, 0) for name, n in expected.items()
+                   if n > executed.get(name, 0)}
+        extra = {name: n - expected.get(name, 0) for name, n in executed.items()
+                 if n > expected.get(name, 0)}
         total = sum(expected.values())
-        found = sum(min(n, executed.get(name, 0)) for name, n in expected.items())
-        has_extra = any(n > expected.get(name, 0) for name, n in executed.items())
+        found = total - sum(missing.values())
         score = found / total
-        if found == total and not has_extra:
+        if not missing and not extra:
             return Measurement(score, f"expected tool calls made: {total}/{total}")
-        # Only a failing or untidy run pays for the multiset arithmetic of the details.
-        missing = Counter(expected) - Counter(executed)
-        extra = Counter(executed) - Counter(expected)
+        # Only a failing or untidy run pays for the details.
         parts = [f"expected tool calls made: {found}/{total}"]
         if missing:
+            denied, failed = _denied_and_failed(trace)
             parts.append("missing: " + counted(missing) + _denied_note(missing, denied))
             parts += [
                 f"{name}: called but failed: {short_json(failed[name])[1:-1]}"
                 for name in missing if name in failed
             ]
+        extras = "extra: " + counted(extra) if extra else ""
         if extra:
-            parts.append("extra: " + counted(extra))
+            parts.append(extras)
         if not missing:  # a pass with extra calls: worth a note, not a failure
-            return Measurement(score, join_bounded(parts),
-                               data={"notes": ["extra: " + counted(extra)]})
+            return Measurement(score, join_bounded(parts), data={"notes": [extras]})
         rows = selection_rows(trace.steps, [call.tool for call in expected_calls(test_case)])
         return Measurement(score, with_unrecorded_note(join_bounded(parts), score, trace),
                            data=alignment_data(rows))
@@ -106,6 +104,20 @@ def _expected_counts(test_case: EvalTestCase) -> dict[str, int]:
     return expected
 
 
-def _denied_note(missing: Counter[str], denied: dict[str, int]) -> str:
-    blocked = Counter({name: denied[name] for name in missing if denied.get(name)})
+def _denied_and_failed(trace: AgentTrace) -> tuple[dict[str, int], dict[str, str]]:
+    """How many times each tool was denied, and the first error each failed with."""
+    denied: dict[str, int] = {}
+    failed: dict[str, str] = {}
+    for step in trace.steps:
+        if step.type == "tool_call" and step.tool_name is not None:
+            name = step.tool_name
+            if step.denied:
+                denied[name] = denied.get(name, 0) + 1
+            elif step.error is not None:
+                failed.setdefault(name, step.error)
+    return denied, failed
+
+
+def _denied_note(missing: Mapping[str, int], denied: dict[str, int]) -> str:
+    blocked = {name: denied[name] for name in missing if denied.get(name)}
     return f" (denied: {counted(blocked)})" if blocked else ""

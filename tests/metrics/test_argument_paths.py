@@ -24,9 +24,10 @@ from hypothesis import strategies as st
 from run_profile import examples
 
 from openeval.errors import OpenEvalError
-from openeval.metrics.arguments import measure_arguments
+from openeval.metrics.arguments import ExpectedArgs, measure_arguments
 from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
+from openeval.values import is_plain_json
 
 CASES: list[dict[str, Any]] = json.loads(
     (Path(__file__).parents[1] / "data" / "metrics" / "fast_path" / "argument_paths.json")
@@ -127,5 +128,37 @@ def test_fast_paths_agree_on_any_calls(expected: list[tuple[str, Any]], data: An
         st.permutations(expected).map(list),
         st.lists(st.sampled_from(expected), max_size=6) if expected else st.just([]),
     ))
+    fast, general = _both([list(c) for c in expected], [list(c) for c in executed])
+    assert fast == general
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(_ARGS, _ARGS)
+def test_a_call_is_whole_where_its_count_is_full(expected: dict[str, Any],
+                                                  actual: dict[str, Any]) -> None:
+    # The search's early-ending test against the count the pairing uses.
+    try:
+        row = ExpectedArgs(expected, "args")
+    except OpenEvalError:
+        return  # a malformed matcher: refused before any comparison
+    for executed in (actual, {**actual, **expected}, {**expected, **actual}):
+        assert row.whole(executed) == (row.weight(executed) == len(row.items))
+        if is_plain_json(executed):
+            assert row.whole_plain(executed) == (row.weight_plain(executed) == len(row.items))
+            assert row.weight_plain(executed) == row.weight(executed)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["f", "g"]), _ARGS), min_size=1, max_size=5),
+       st.data())
+def test_fast_paths_agree_when_the_calls_hide_among_others(
+    expected: list[tuple[str, Any]], data: Any
+) -> None:
+    # The expected calls made among others, in any order, maybe one short: the search for
+    # each call's first whole match walks past calls of another purpose.
+    noise = data.draw(st.lists(st.tuples(st.sampled_from(["f", "g"]), _ARGS), max_size=4))
+    executed = data.draw(st.permutations([*expected, *noise]))
+    if data.draw(st.booleans()):
+        executed = executed[1:]
     fast, general = _both([list(c) for c in expected], [list(c) for c in executed])
     assert fast == general
