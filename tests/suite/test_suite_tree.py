@@ -24,7 +24,9 @@ from openeval.suite.discover import SuiteTree, discover
 Layout = Callable[[Path], None]
 
 
-def _discovery_walk(root: Path) -> list[tuple[str, list[str], list[str]]]:
+def _old_walk(root: Path, enters: Callable[[str], bool]) -> list[tuple[str, list[str], list[str]]]:
+    """One of the two old walks: ``os.walk`` through links, each real folder once, entering
+    the sub-folders ``enters`` keeps, in sorted order."""
     found: list[tuple[str, list[str], list[str]]] = []
     seen: set[str] = set()
     for folder, dirnames, filenames in os.walk(root, followlinks=True):
@@ -33,24 +35,18 @@ def _discovery_walk(root: Path) -> list[tuple[str, list[str], list[str]]]:
             dirnames[:] = []
             continue
         seen.add(real)
-        dirnames[:] = [d for d in dirnames if d not in (".git", "__pycache__")]
-        dirnames.sort()
+        dirnames[:] = sorted(d for d in dirnames if enters(d))
         found.append((folder, list(dirnames), sorted(filenames)))
     return found
 
 
+def _discovery_walk(root: Path) -> list[tuple[str, list[str], list[str]]]:
+    return _old_walk(root, lambda name: name not in (".git", "__pycache__"))
+
+
 def _config_walk(root: Path) -> list[tuple[str, list[str]]]:
-    found: list[tuple[str, list[str]]] = []
-    seen: set[str] = set()
-    for folder, dirnames, filenames in os.walk(root, followlinks=True):
-        real = os.path.realpath(folder)
-        if real in seen:
-            dirnames[:] = []
-            continue
-        seen.add(real)
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
-        found.append((folder, sorted(filenames)))
-    return found
+    entered = _old_walk(root, lambda name: not name.startswith(".") and name != "__pycache__")
+    return [(folder, filenames) for folder, _, filenames in entered]
 
 
 def _case(folder: Path) -> None:
