@@ -347,11 +347,14 @@ class AnyOf(Expected):
 class Regex(Expected):
     """``{"$regex": "pat"}``: a string in which ``re.search`` finds the pattern."""
 
-    __slots__ = ("pattern", "searcher")
+    __slots__ = ("label", "pattern", "searcher")
 
-    def __init__(self, source: Any, pattern: str, searcher: re.Pattern[str]) -> None:
+    def __init__(
+        self, source: Any, pattern: str, searcher: re.Pattern[str], where: str = "$regex"
+    ) -> None:
         self.pattern = pattern
         self.searcher = searcher
+        self.label = f"{where}: the pattern"  # how a search that gives up names it
         super().__init__(source)
 
     def test(self, actual: Any) -> Verdict:
@@ -364,7 +367,7 @@ class Regex(Expected):
             return False
         if len(actual) > MAX_REGEX_SUBJECT:
             return None
-        return bounded_search(self.searcher, actual, "$regex", self.pattern) is not None
+        return bounded_search(self.searcher, actual, self.label, self.pattern) is not None
 
     def describe(self) -> str:
         """Return ``a string matching /pat/``."""
@@ -727,7 +730,7 @@ class _Compiler:
         risk = backtracking_risk(operand)
         if risk is not None:
             raise self.fail(at, f"the pattern {risk}")
-        return Regex(value, operand, searcher(operand, compiled))
+        return Regex(value, operand, searcher(operand, compiled), at)
 
     def approx(self, value: Mapping[str, Any], at: str) -> Approx:
         target = value["$approx"]

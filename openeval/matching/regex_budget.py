@@ -56,11 +56,13 @@ class _OutOfBudget(BaseException):
 
 
 class _State:
-    """The process's one guard: whether a budget is running, and the handler's installation."""
+    """The process's one guard: whether a search is under the budget, and where one can be."""
 
     active = False
-    installed = False
-    refused = False  # another SIGVTALRM handler was there first: never armed in this process
+    thread: int | None = None
+    """The thread whose searches are bounded: the main one, once the handler is in place;
+    None before the first search, and in a process that cannot bound them."""
+    prepared = False
 
 
 def _on_timer(signum: int, frame: FrameType | None) -> None:
@@ -73,22 +75,18 @@ def _on_timer(signum: int, frame: FrameType | None) -> None:
     # Not in a search: the timer expired as its search returned. Nothing to stop.
 
 
-def _armable() -> bool:
-    """Whether this call can arm the timer: the main thread, with our handler in place."""
-    if not _CAN_TIME or threading.get_ident() != threading.main_thread().ident:
+def _prepare() -> bool:
+    """Install the handler, once per process, from the main thread, and return whether it is
+    in place: not on a platform without a CPU timer, nor when another SIGVTALRM handler is
+    there (left alone, with its signals)."""
+    if not _CAN_TIME or threading.current_thread() is not threading.main_thread():
+        return False  # asked again from the main thread
+    _State.prepared = True
+    if signal.getsignal(_SIGNAL) not in (signal.SIG_DFL, signal.SIG_IGN, None):
         return False
-    if not _State.installed and not _State.refused:
-        _install()
-    return _State.installed
-
-
-def _install() -> None:
-    current = signal.getsignal(_SIGNAL)
-    if current not in (signal.SIG_DFL, signal.SIG_IGN, None):
-        _State.refused = True  # someone else's handler: leave it, and their signals, alone
-        return
     signal.signal(_SIGNAL, _on_timer)
-    _State.installed = True
+    _State.thread = threading.get_ident()
+    return True
 
 
 def shown_pattern(pattern: str) -> str:
@@ -101,7 +99,7 @@ def gave_up_message(what: str, pattern: str, length: int | None) -> str:
     """Return the one line a pattern that used up its budget is reported with."""
     on = f" on a {length:,}-character text" if length is not None else ""
     return (
-        f"{what} {shown_pattern(pattern)} gave up after {BUDGET_SECONDS:g} s of CPU{on}: it "
+        f"{what} {shown_pattern(pattern)} gave up after {BUDGET_SECONDS:.1f} s of CPU{on}: it "
         "backtracks; rewrite it so no two repetitions can match the same characters"
     )
 
@@ -112,8 +110,10 @@ def bounded_search(
     """Return ``compiled.search(text)``, stopped with :class:`RegexGaveUp` when it uses up
     :data:`BUDGET_SECONDS` of CPU; the message says ``what`` and ``pattern`` (the one the
     user wrote, which ``compiled`` may have been rewritten from)."""
-    if _State.active or not _armable():
-        return compiled.search(text)
+    if _State.thread != threading.get_ident() or _State.active:
+        if not (_State.prepared or _State.active) and _prepare():
+            return bounded_search(compiled, text, what, pattern)
+        return compiled.search(text)  # unbounded here; or inside a bounded search already
     previous = signal.setitimer(_TIMER, BUDGET_SECONDS)
     if previous[0]:  # another timer was running: put it back, and do not bound this search
         signal.setitimer(_TIMER, *previous)
