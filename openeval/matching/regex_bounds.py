@@ -108,7 +108,7 @@ def backtracking_risk(pattern: str, flags: int = 0) -> str | None:
 
     The flags are the ones the caller passes to ``re.compile`` (``regex_match`` compiles with
     ``re.MULTILINE``, ``denied_when`` with ``re.IGNORECASE``, under which ``a*A*`` and
-    ``(a|A)+`` overlap). Cached: every check that carries built-in patterns asks about the same
+    ``(ab|Ab)+`` overlap). Cached: every check that carries built-in patterns asks about the same
     ones, and a configuration of thousands of checks would otherwise parse them thousands of
     times.
     """
