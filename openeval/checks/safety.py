@@ -166,7 +166,11 @@ def refusal(
     reply = read_context(ctx, check).output
     head = reply[: min(scan, util.MAX_TEXT_CHARS)].replace("\u2019", "'").replace("\u2018", "'")
     for index, (_, pattern) in enumerate([*base, *extra]):
-        match = bounded_search(pattern, head, "refusal: the pattern")  # maybe the user's
+        # The built-in list is linear (tests/checks/test_linear_patterns.py); a user's pattern
+        # searches under the CPU budget.
+        user = patterns is not None or index >= len(base)
+        match = (bounded_search(pattern, head, "refusal: the pattern") if user
+                 else pattern.search(head))
         if match:
             which = f"extra_patterns[{index - len(base)}]" if index >= len(base) else (
                 "a built-in pattern" if patterns is None else f"patterns[{index}]")
