@@ -280,6 +280,26 @@ def test_read_limits_hold_on_the_workers_as_locally(cluster: str, corpus: Path) 
     assert len(refused) >= 2
 
 
+def test_a_user_regex_that_backtracks_gives_up_on_the_workers_too(
+    cluster: str, tmp_path: Path
+) -> None:
+    # Ray runs a task on its worker's main thread, where the CPU budget of every user-regex
+    # search (proposals/0310) can be armed: the worker errors the check instead of hanging.
+    checks = tmp_path / "checks.json"
+    checks.write_bytes(orjson.dumps(
+        {"checks": [{"check": "regex_match", "must_not_match": [r"\w*b\w*$"]}]}))
+    traces = tmp_path / "hostile.jsonl"
+    traces.write_bytes(orjson.dumps({"task_id": "t", "steps": [],
+                                     "final_output": "b" * 9_999 + "!"}) + b"\n")
+    files = expand_inputs([traces])
+    plan = load_checks(checks)
+    rows = list(score_rows(files, plan))
+    assert _lines(rows) == _lines(list(local_rows(files, plan)))
+    verdict = rows[0]["checks"]["regex_match"]
+    assert verdict["verdict"] == "error"
+    assert "gave up after 1.0 s of CPU" in verdict["details"]
+
+
 def test_score_dataset_scores_read_binary_files_as_the_local_engine(
     cluster: str, corpus: Path
 ) -> None:
