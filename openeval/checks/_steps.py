@@ -128,6 +128,8 @@ def read_context(value: Any, check: str) -> CheckContext:
 
 def read_trace(value: Any, check: str) -> TraceView:
     """Return ``value`` read as a trace; raise TestCaseError naming ``check`` when it is not one."""
+    if type(value) is CheckContext:  # what the scorer passes: as_context would return it
+        return TraceView(value, list(value.trace.steps), None, of_context=True)
     if isinstance(value, (CheckContext, AgentTrace, str)):
         context = as_context(value)
         return TraceView(context, list(context.steps), of_context=True)
