@@ -16,6 +16,7 @@ from itertools import islice
 from typing import Any, Literal, get_args
 
 from openeval.checks import text as _text
+from openeval.checks._context import CheckContext
 from openeval.checks._settings import SettingError, read_once
 from openeval.checks.util import (
     MAX_ITEMS,
@@ -509,7 +510,8 @@ def length_budget(
     """
     min_words, max_words, min_chars, max_chars = _length_bounds(
         min_words, max_words, min_chars, max_chars)
-    body = subject_text(ctx).strip()
+    # A scorer's context reads its reply as subject_text would (the field is "output").
+    body = (ctx.trace.final_output if type(ctx) is CheckContext else subject_text(ctx)).strip()
     chars = len(body)
     count, shown = _word_count(body, min_words, max_words)
     problems = []
