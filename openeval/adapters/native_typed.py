@@ -98,7 +98,8 @@ def decode(data: bytes) -> AgentTrace | None:
         document = _DECODER.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, MemoryError):
         return None
-    if not all(_is_tool_definition(item) for item in document.tool_definitions):
+    definitions = document.tool_definitions
+    if definitions and not all(_is_tool_definition(item) for item in definitions):
         return None
     return _trace(document)
 
