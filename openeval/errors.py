@@ -13,6 +13,10 @@ one line and exits, never with a traceback. Anything else that escapes is a bug 
     ├── ResultFileError           a result file (``openeval report`` input) that is malformed
     ├── SuiteError                a suite folder that holds no case, or a usage mistake
     └── RunAborted                a run that could not finish (a worker process died)
+
+Two more live beside the code that raises them: ``CodeCheckError``
+(:mod:`openeval.code_checks.types`, a code check that gave no verdict) and ``RegexGaveUp``
+(:mod:`openeval.matching.regex_budget`, a user's pattern that used up its CPU budget).
 """
 
 from __future__ import annotations

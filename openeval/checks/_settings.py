@@ -145,7 +145,7 @@ def patterns(
                 f"{check or 'check'}: setting {setting!r}[{index}]: the pattern {pattern!r} "
                 f"does not compile: {exc}"
             ) from None
-        risk = backtracking_risk(pattern)  # Python's re cannot be stopped once it runs
+        risk = backtracking_risk(pattern, flags)  # read as compiled: re.IGNORECASE overlaps a, A
         if risk is not None:
             raise TestCaseError(f"{check}: setting {setting!r}[{index}]: the pattern "
                                 f"{pattern!r} {risk}")

@@ -39,6 +39,7 @@ from openeval.checks.util import numeric_score as _numeric
 from openeval.errors import OpenEvalError
 from openeval.io.limits import toml_shape_refusal
 from openeval.matching.regex_bounds import backtracking_risk
+from openeval.matching.regex_budget import bounded_search
 from openeval.scores import Scores
 from openeval.values import json_type_is
 
@@ -149,8 +150,10 @@ def json_validity(
         from openeval.matching.matchers import MAX_REGEX_SUBJECT
         from openeval.schemas import schema_problems
 
+        # The schema's patterns search under the CPU budget of every user regex: one that
+        # uses it up errors the check, naming it (proposals/0310-regex-cpu-budget.md).
         problems.extend(schema_problems(value, schema, limit=MAX_ITEMS,
-                                        max_subject=MAX_REGEX_SUBJECT))
+                                        max_subject=MAX_REGEX_SUBJECT, search=_schema_search))
     checked = "matches the shape asked for" if (keys or types or schema) else "no shape asked for"
     return Scores([
         _boolean(primary, True, where),
@@ -161,12 +164,18 @@ def json_validity(
 _REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
 
 
+def _schema_search(pattern: str, text: str) -> bool:
+    """jsonschema's ``re.search(pattern, text)``, under the budget (regex_budget.py)."""
+    found = bounded_search(re.compile(pattern), text, "json_validity: the schema's pattern")
+    return found is not None
+
+
 def _schema_pattern_refusal(schema: Any) -> str | None:
     """Return why a user's JSON Schema is not applied, or None: a ``pattern`` (or a
     ``patternProperties`` key) that can backtrack exponentially, by the same test as every user
     regex (``openeval.matching.regex_bounds.backtracking_risk``, proposals/0163), or a ``$ref``
-    that points outside the schema. Python's ``re`` cannot be stopped once started, so such a
-    pattern is refused before any value is checked."""
+    that points outside the schema. Such a pattern is refused before any value is checked;
+    the CPU budget of each search (:func:`_schema_search`) bounds the rest."""
     from openeval.matching.regex_bounds import backtracking_risk
 
     stack: list[tuple[str | None, Any]] = [(None, schema)]
@@ -193,13 +202,13 @@ def _schema_pattern_refusal(schema: Any) -> str | None:
 
 def _compile(pattern: str) -> tuple[re.Pattern[str] | None, str]:
     """Return the compiled pattern, or None and why it does not compile; raise OpenEvalError
-    (an errored check naming it) for a pattern that can backtrack exponentially, which Python's
-    ``re`` could not stop once started (openeval/matching/regex_bounds.py)."""
+    (an errored check naming it) for a pattern that can backtrack exponentially or
+    polynomially (openeval/matching/regex_bounds.py), read with the flags it is compiled with."""
     try:
         compiled = re.compile(pattern, re.MULTILINE)
     except re.error as exc:
         return None, f"pattern {pattern!r} does not compile: {exc}"
-    risk = backtracking_risk(pattern)
+    risk = backtracking_risk(pattern, re.MULTILINE)
     if risk is not None:
         raise OpenEvalError(f"regex_match: the pattern {pattern!r} {risk}")
     return compiled, ""
@@ -236,6 +245,10 @@ def _defused(found: re.Match[str]) -> str:
     return segment[:last].replace("<", "&lt;") + segment[last:]
 
 
+_GAVE_UP = "regex_match: the pattern"
+"""How a search that used up its budget names its pattern (regex_budget.py)."""
+
+
 @declares("regex_pass")
 def regex_match(
     ctx: Any,
@@ -249,7 +262,8 @@ def regex_match(
 
     Patterns are Python regular expressions in multi-line mode (start one with ``(?i)`` to
     ignore case), searched over the whole text. A pattern that does not compile fails the
-    check and the comment says which.
+    check and the comment says which; one that can backtrack is refused, and one whose search
+    uses up its CPU budget (1 s) errors the check, naming it.
 
     Args:
         ctx: A context or trace, or the text to check.
@@ -274,13 +288,13 @@ def regex_match(
         compiled, error = _compile(pattern)
         if compiled is None:
             problems.append(error)
-        elif compiled.search(body) is None:
+        elif bounded_search(compiled, body, _GAVE_UP) is None:
             problems.append(f"no match for {pattern!r}")
     for pattern in forbidden:
         compiled, error = _compile(pattern)
         if compiled is None:
             problems.append(error)
-        elif compiled.search(body) is not None:
+        elif bounded_search(compiled, body, _GAVE_UP) is not None:
             problems.append(f"forbidden match for {pattern!r}")
     rules = len(required) + len(forbidden)
     comment = join_problems(problems) or f"all {rules} patterns held"

@@ -22,6 +22,7 @@ from openeval.checks import _settings, text, util
 from openeval.checks._context import CheckContext
 from openeval.checks._pii import KINDS, Found, PiiKind, find_pii
 from openeval.checks._steps import CheckInput, read_context
+from openeval.matching.regex_budget import bounded_search
 from openeval.scores import Scores
 
 _NAMED_LIMIT = 5
@@ -165,7 +166,11 @@ def refusal(
     reply = read_context(ctx, check).output
     head = reply[: min(scan, util.MAX_TEXT_CHARS)].replace("\u2019", "'").replace("\u2018", "'")
     for index, (_, pattern) in enumerate([*base, *extra]):
-        match = pattern.search(head)
+        # The built-in list is linear (tests/checks/test_linear_patterns.py); a user's pattern
+        # searches under the CPU budget.
+        user = patterns is not None or index >= len(base)
+        match = (bounded_search(pattern, head, "refusal: the pattern") if user
+                 else pattern.search(head))
         if match:
             which = f"extra_patterns[{index - len(base)}]" if index >= len(base) else (
                 "a built-in pattern" if patterns is None else f"patterns[{index}]")
@@ -451,7 +456,7 @@ def _signals(
     if _has_base64_text(body, shortest):
         found.append(("base64_blob", _BASE64_WEIGHT))
     for index, (_, pattern) in enumerate(extra):
-        if pattern.search(body):
+        if bounded_search(pattern, body, "prompt_injection: the pattern"):
             found.append((f"extra_pattern[{index}]", _EXTRA_WEIGHT))
     return found
 

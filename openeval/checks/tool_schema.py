@@ -9,11 +9,14 @@ A trace is the pull request author's input, and so are the schemas in it: each s
 bounded before it is used (:data:`MAX_SCHEMA_BYTES`, :data:`MAX_SCHEMA_DEPTH`), a ``pattern``
 that backtracks exponentially is refused (``backtracking_risk``), and so is any ``$ref``
 that does not point inside the schema, which jsonschema would otherwise fetch. A refused
-schema fails the check, naming the tool and why. See proposals/0152-tool-schema-conformance.md.
+schema fails the check, naming the tool and why. Every search of a schema's pattern has a CPU
+budget: one that uses it up errors the check, naming the pattern
+(proposals/0310-regex-cpu-budget.md). See proposals/0152-tool-schema-conformance.md.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -22,6 +25,7 @@ import orjson
 from openeval.checks import _settings, util
 from openeval.checks._steps import TraceInput, read_trace, tool_calls
 from openeval.errors import OpenEvalError
+from openeval.matching.regex_budget import RegexGaveUp, bounded_search
 from openeval.models import AgentTrace
 from openeval.scores import Scores
 from openeval.values import short_json
@@ -121,10 +125,16 @@ def _schemas(definitions: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[st
             refused[tool] = why
             continue
         try:
-            schemas[tool] = tool_validator(parameters)
+            schemas[tool] = tool_validator(parameters, _search)
         except OpenEvalError as exc:
             refused[tool] = _short(exc.message)
     return schemas, refused
+
+
+def _search(pattern: str, text: str) -> bool:
+    """jsonschema's ``re.search(pattern, text)``, under the budget of every user regex."""
+    found = bounded_search(re.compile(pattern), text, "tool_schema_conformance: the pattern")
+    return found is not None
 
 
 def _refusal(schema: Any) -> str | None:
@@ -171,6 +181,8 @@ def _errors(validator: Any, args: Any) -> str | None:
 
     try:
         errors = argument_errors(validator, args)
+    except RegexGaveUp:
+        raise  # an errored check, not a call that breaks its schema
     except OpenEvalError as exc:
         return _short(exc.message)
     if not errors:

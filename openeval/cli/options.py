@@ -72,6 +72,7 @@ def load_options(
     agent_spec: str | None,
     max_decompressed_bytes: int | None,
     max_line_bytes: int | None,
+    max_json_values: int | None = None,
     allow_code: bool = False,
     allow_code_modules: tuple[str, ...] = (),
 ) -> LoadOptions:
@@ -85,6 +86,7 @@ def load_options(
         agent_spec=agent_spec,
         max_decompressed_bytes=max_decompressed_bytes or defaults.max_decompressed_bytes,
         max_line_bytes=max_line_bytes or defaults.max_line_bytes,
+        max_json_values=max_json_values or defaults.max_json_values,
         code=CodePolicy(files=allow_code, modules=allow_code_modules),
     )
 
@@ -96,6 +98,8 @@ _LIMIT_FLAGS = (
                  help="Largest decompressed size accepted from a compressed trace."),
     click.option("--max-line-bytes", type=click.IntRange(min=1),
                  help="Longest line accepted in a JSON Lines trace."),
+    click.option("--max-json-values", type=click.IntRange(min=1),
+                 help="Most JSON values accepted in one trace document or line."),
 )
 
 _CODE_FLAGS = (
@@ -108,8 +112,8 @@ _CODE_FLAGS = (
 )
 
 read_limits = grouped("load", load_options, *_LIMIT_FLAGS)
-"""``--agent-spec``, ``--max-decompressed-bytes``, ``--max-line-bytes``: the command receives
-``load``, one LoadOptions."""
+"""``--agent-spec``, ``--max-decompressed-bytes``, ``--max-line-bytes``, ``--max-json-values``:
+the command receives ``load``, one LoadOptions."""
 
 read_limits_and_code = grouped("load", load_options, *_LIMIT_FLAGS, *_CODE_FLAGS)
 """:data:`read_limits` and ``--allow-code`` / ``--allow-code-module`` (openeval/trust.py), the

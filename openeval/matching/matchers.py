@@ -22,8 +22,10 @@ is a :class:`~openeval.errors.TestCaseError` naming the JSON path), so scoring n
 malformed one. An :class:`Expected` answers :meth:`~Expected.test` (True, False, or None for
 "cannot tell") and :meth:`~Expected.explain` (the first place and reason it did not match).
 
-Bounds: regular expressions search at most :data:`MAX_REGEX_SUBJECT` characters and patterns
-with a nested quantifier (``(a+)+``) are refused; expected values nest at most
+Bounds: regular expressions search at most :data:`MAX_REGEX_SUBJECT` characters, patterns
+that can backtrack (``(a+)+``) are refused, and every search has a CPU budget
+(:mod:`openeval.matching.regex_budget`: one that uses it up is an error naming the pattern,
+proposals/0310-regex-cpu-budget.md); expected values nest at most
 :data:`~openeval.values.MAX_JSON_DEPTH` levels. See proposals/0030-trajectory-matching.md.
 """
 
@@ -40,6 +42,7 @@ from typing import Any
 
 from openeval.errors import TestCaseError
 from openeval.matching.regex_bounds import backtracking_risk, searcher
+from openeval.matching.regex_budget import bounded_search
 from openeval.values import JSON_TYPES as ALL_JSON_TYPES
 from openeval.values import (
     MAX_JSON_DEPTH,
@@ -53,10 +56,10 @@ from openeval.values import (
 )
 
 MAX_REGEX_SUBJECT = 10_000
-"""Longest string a ``$regex`` searches. Python's ``re`` cannot be stopped once started, so the
-subject is bounded instead: a longer string is not searched and the matcher answers "cannot
-tell" (it fails, and so does a ``$not`` around it). 10,000 characters keep a pattern with one
-unbounded quantifier (``.*@example\\.com$``) under 0.1 s on a hostile string."""
+"""Longest string a ``$regex`` searches: a longer string is not searched and the matcher answers
+"cannot tell" (it fails, and so does a ``$not`` around it). 10,000 characters keep a pattern
+with one unbounded quantifier (``.*@example\\.com$``) under 0.1 s on a hostile string, far
+below the CPU budget of every search (:data:`openeval.matching.regex_budget.BUDGET_SECONDS`)."""
 
 MATCHERS: tuple[str, ...] = (
     "$any", "$approx", "$contains", "$eq", "$exists", "$not", "$optional", "$regex", "$text",
@@ -344,20 +347,27 @@ class AnyOf(Expected):
 class Regex(Expected):
     """``{"$regex": "pat"}``: a string in which ``re.search`` finds the pattern."""
 
-    __slots__ = ("pattern", "searcher")
+    __slots__ = ("label", "pattern", "searcher")
 
-    def __init__(self, source: Any, pattern: str, searcher: re.Pattern[str]) -> None:
+    def __init__(
+        self, source: Any, pattern: str, searcher: re.Pattern[str], where: str = "$regex"
+    ) -> None:
         self.pattern = pattern
         self.searcher = searcher
+        self.label = f"{where}: the pattern"  # how a search that gives up names it
         super().__init__(source)
 
     def test(self, actual: Any) -> Verdict:
-        """Return whether the pattern is found; None for a string too long to search."""
+        """Return whether the pattern is found; None for a string too long to search.
+
+        Raises RegexGaveUp (an OpenEvalError naming the pattern) when the search uses up its
+        CPU budget.
+        """
         if not isinstance(actual, str):
             return False
         if len(actual) > MAX_REGEX_SUBJECT:
             return None
-        return self.searcher.search(actual) is not None
+        return bounded_search(self.searcher, actual, self.label, self.pattern) is not None
 
     def describe(self) -> str:
         """Return ``a string matching /pat/``."""
@@ -720,7 +730,7 @@ class _Compiler:
         risk = backtracking_risk(operand)
         if risk is not None:
             raise self.fail(at, f"the pattern {risk}")
-        return Regex(value, operand, searcher(operand, compiled))
+        return Regex(value, operand, searcher(operand, compiled), at)
 
     def approx(self, value: Mapping[str, Any], at: str) -> Approx:
         target = value["$approx"]

@@ -1,4 +1,4 @@
-"""Keeping ``$regex`` bounded: Python's ``re`` backtracks and cannot be stopped once started.
+"""Keeping user regexes bounded: Python's ``re`` backtracks, exponentially on some patterns.
 
 Two cheap defences, used by :mod:`openeval.matching.matchers` (see
 proposals/0030-trajectory-matching.md for the measurements):
@@ -20,7 +20,16 @@ quantifier above, and alternatives that can match the same text under an unbound
 matches, and two long repetitions of overlapping characters in a row (``a*a*b``,
 ``\\d+\\.?\\d*$``), which backtrack polynomially (proposals/0291-adjacent-repetitions.md).
 It over-refuses a little (``(ab|ac)+`` is safe but refused): a refused pattern is a
-test case error saying how to rewrite it, never a hung run.
+test case error saying how to rewrite it, never a hung run. It reads a pattern with the flags
+the caller compiles it with (``re.IGNORECASE`` makes ``a*A*`` overlap).
+
+The static test cannot see every pattern that backtracks without bound: ``\\w*b\\w*$`` (two
+repetitions around a required character both can match) is kept and takes minutes on 10,000
+characters. So every search of a user pattern also runs under a CPU-time budget,
+:func:`openeval.matching.regex_budget.bounded_search`, and one that uses it up is an errored
+check naming the pattern (proposals/0310-regex-cpu-budget.md). The refusal stays: it tells the
+author when the test case is read, on every text, and it is the only bound where the budget
+cannot be armed (off the main thread, on Windows).
 """
 
 from __future__ import annotations
@@ -61,13 +70,15 @@ def _sre_parser() -> Any:
     return None  # pragma: no cover
 
 
-def _parsed(pattern: str) -> tuple[Any, Any] | None:
-    """Return the parser module and ``pattern``'s parse tree, or None when either is missing."""
+def _parsed(pattern: str, flags: int = 0) -> tuple[Any, Any] | None:
+    """Return the parser module and ``pattern``'s parse tree (read with the ``flags`` it is
+    compiled with: ``re.VERBOSE`` changes the tree, ``re.IGNORECASE`` what overlaps), or None
+    when either is missing."""
     parser = _sre_parser()
     if parser is None:  # pragma: no cover
         return None
     try:
-        return parser, parser.parse(pattern)
+        return parser, parser.parse(pattern, flags)
     except Exception:  # the pattern compiled; a parser quirk must not refuse it
         return None
 
@@ -91,18 +102,21 @@ ADJACENT_REPETITIONS = (
 
 
 @functools.lru_cache(maxsize=4096)
-def backtracking_risk(pattern: str) -> str | None:
-    """Return why ``pattern`` may backtrack exponentially or polynomially (one of the texts
-    above), or None.
+def backtracking_risk(pattern: str, flags: int = 0) -> str | None:
+    """Return why ``pattern``, compiled with ``flags``, may backtrack exponentially or
+    polynomially (one of the texts above), or None.
 
-    Cached: every check that carries built-in patterns asks about the same ones, and a
-    configuration of thousands of checks would otherwise parse them thousands of times.
+    The flags are the ones the caller passes to ``re.compile`` (``regex_match`` compiles with
+    ``re.MULTILINE``, ``denied_when`` with ``re.IGNORECASE``, under which ``a*A*`` and
+    ``(ab|Ab)+`` overlap). Cached: every check that carries built-in patterns asks about the same
+    ones, and a configuration of thousands of checks would otherwise parse them thousands of
+    times.
     """
-    if has_nested_quantifier(pattern):
+    if has_nested_quantifier(pattern, flags):
         return NESTED_QUANTIFIER
-    if has_overlapping_alternatives(pattern):
+    if has_overlapping_alternatives(pattern, flags):
         return OVERLAPPING_ALTERNATIVES
-    if has_adjacent_repetitions(pattern):
+    if has_adjacent_repetitions(pattern, flags):
         return ADJACENT_REPETITIONS
     return None
 
@@ -114,7 +128,7 @@ every start: :func:`has_adjacent_repetitions` refuses a pair whose product reach
 not)."""
 
 
-def has_adjacent_repetitions(pattern: str) -> bool:
+def has_adjacent_repetitions(pattern: str, flags: int = 0) -> bool:
     """Return True when two repetitions of one character each (``a*``, ``\\s+``, ``[^,]*``,
     ``.*``), or of the same longer body (``(ab)*(?:ab)+``), follow each other with only
     optional parts between them (``a*a*``, ``\\d+\\.?\\d*``, ``\\s*,?\\s*``), can match the same
@@ -126,12 +140,17 @@ def has_adjacent_repetitions(pattern: str) -> bool:
     atomic groups never give back what they took and are skipped; repetitions of longer
     bodies are compared only when they are written the same (``(ab)*(ac)*`` is kept).
     """
-    parsed = _parsed(pattern)
+    parsed = _parsed(pattern, flags)
     if parsed is None:
         return False
     parser, tree = parsed
-    ignore_case = bool(getattr(tree, "state", None) and tree.state.flags & re.IGNORECASE)
-    return _Adjacent(parser, ignore_case=ignore_case).find(list(tree))
+    return _Adjacent(parser, ignore_case=_ignores_case(tree, flags)).find(list(tree))
+
+
+def _ignores_case(tree: Any, flags: int) -> bool:
+    """Whether ``re.IGNORECASE`` is on: given as a flag, or inline (``(?i)``)."""
+    state = getattr(tree, "state", None)
+    return bool((flags | (state.flags if state is not None else 0)) & re.IGNORECASE)
 
 
 class _Adjacent:
@@ -142,7 +161,7 @@ class _Adjacent:
         self.p = parser
         self.ignore_case = ignore_case  # (?i) or re.IGNORECASE: a* and A* overlap
         self.repeats = {parser.MAX_REPEAT, parser.MIN_REPEAT}
-        self.chars = _Alternatives(parser)
+        self.chars = _Alternatives(parser)  # only its character tests: no case folding
         self.nullable = _Quantifiers(parser).nullable
         self.single = {parser.LITERAL, parser.NOT_LITERAL, parser.IN, parser.ANY}
 
@@ -239,14 +258,15 @@ def _shape(items: Any) -> Any:
     return repr(items)
 
 
-def has_overlapping_alternatives(pattern: str) -> bool:
+def has_overlapping_alternatives(pattern: str, flags: int = 0) -> bool:
     """Return True when an unbounded repetition holds alternatives that can begin with the same
-    character (``(a|aa)+``, ``(.|\\s)*``, ``(\\w|\\d)+``)."""
-    parsed = _parsed(pattern)
+    character (``(a|aa)+``, ``(.|\\s)*``, ``(\\w|\\d)+``; ``(a|A)+`` when ignoring case)."""
+    parsed = _parsed(pattern, flags)
     if parsed is None:
         return False
     parser, tree = parsed
-    return _Alternatives(parser).find(list(tree), under_repeat=False)
+    alternatives = _Alternatives(parser, ignore_case=_ignores_case(tree, flags))
+    return alternatives.find(list(tree), under_repeat=False)
 
 
 _SAMPLE = [chr(c) for c in range(0x250)] + ["\u00a0", "\u2003", "\u3000", "\u0660", "\u4e00"]
@@ -256,9 +276,10 @@ _SAMPLE = [chr(c) for c in range(0x250)] + ["\u00a0", "\u2003", "\u3000", "\u066
 class _Alternatives:
     """Finds a repeated branch whose alternatives' first characters overlap."""
 
-    def __init__(self, parser: Any) -> None:
+    def __init__(self, parser: Any, *, ignore_case: bool = False) -> None:
         self.p = parser
         self.repeats = {parser.MAX_REPEAT, parser.MIN_REPEAT}
+        self.ignore_case = ignore_case
 
     def find(self, items: list[Any], *, under_repeat: bool) -> bool:
         for op, arg in items:
@@ -280,7 +301,8 @@ class _Alternatives:
         firsts = [self.first(alt) for alt in alternatives]
         for i, one in enumerate(firsts):
             for other in firsts[i + 1:]:
-                if any(one(ch) and other(ch) for ch in _SAMPLE):
+                if any(one(ch) and (other(ch) or (self.ignore_case and other(ch.swapcase())))
+                       for ch in _SAMPLE):
                     return True
         return False
 
@@ -358,7 +380,7 @@ def _category(category: Any) -> Callable[[str], bool]:
     return lambda ch: True
 
 
-def has_nested_quantifier(pattern: str) -> bool:
+def has_nested_quantifier(pattern: str, flags: int = 0) -> bool:
     """Return True when ``pattern`` holds a nested quantifier that can backtrack exponentially
     (``(a+)+``, ``(\\w+\\s?)*``).
 
@@ -367,7 +389,7 @@ def has_nested_quantifier(pattern: str) -> bool:
     ``(\\d+,)*`` (each repetition ends at a comma) is allowed. Overlapping alternatives
     (``(a|aa)+``) are not detected.
     """
-    parsed = _parsed(pattern)
+    parsed = _parsed(pattern, flags)
     if parsed is None:
         return False
     parser, tree = parsed

@@ -116,7 +116,8 @@ def schema_error(schema: Any) -> str | None:
 
 
 def schema_problems(
-    value: Any, schema: Any, *, limit: int, max_subject: int | None = None
+    value: Any, schema: Any, *, limit: int, max_subject: int | None = None,
+    search: Callable[[str, str], bool] | None = None,
 ) -> list[str]:
     """Return where ``value`` breaks a user's JSON Schema ``schema``, as ``$.path: what`` lines.
 
@@ -125,12 +126,15 @@ def schema_problems(
     ``schema`` must be valid (:func:`schema_error`). A value nested past the validator's reach
     is one problem, never a crash. With ``max_subject``, a ``pattern`` or ``patternProperties``
     regex searches at most that many characters (Python's ``re`` cannot be stopped once
-    started): a longer string or key is a problem ("not matched"), never a match. Refusing
-    the patterns that backtrack exponentially is the caller's (the schema is a user's).
+    started): a longer string or key is a problem ("not matched"), never a match. With
+    ``search``, the patterns are searched by it (``search(pattern, text)``: whether
+    ``re.search`` finds a match), which bounds its time (the caller's CPU budget,
+    proposals/0310-regex-cpu-budget.md). Refusing the patterns that backtrack exponentially is
+    the caller's (the schema is a user's).
     """
     found: list[ValidationError] = []
     try:
-        for problem in _validator_class(max_subject)(schema).iter_errors(value):
+        for problem in _validator_class(max_subject, search)(schema).iter_errors(value):
             found.append(problem)
             if len(found) >= limit:
                 break
@@ -183,17 +187,22 @@ def validate(
 
 
 @cache
-def _validator_class(max_subject: int | None) -> Any:
-    """Draft 2020-12, its ``pattern`` and ``patternProperties`` searching bounded strings."""
+def _validator_class(
+    max_subject: int | None, search: Callable[[str, str], bool] | None = None
+) -> Any:
+    """Draft 2020-12, its ``pattern`` and ``patternProperties`` searching bounded strings with
+    ``search`` (``re.search`` when None)."""
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
     from jsonschema.validators import extend
 
-    if max_subject is None:
+    if max_subject is None and search is None:
         return Draft202012Validator
 
-    plain_pattern = Draft202012Validator.VALIDATORS["pattern"]
-    plain_properties = Draft202012Validator.VALIDATORS["patternProperties"]
+    plain_pattern, plain_properties = (
+        (Draft202012Validator.VALIDATORS["pattern"],
+         Draft202012Validator.VALIDATORS["patternProperties"]) if search is None
+        else searching_keywords(search))
 
     def too_long(text: str, what: str) -> ValidationError:
         return ValidationError(
@@ -201,13 +210,13 @@ def _validator_class(max_subject: int | None) -> Any:
             "schema pattern searches: not matched")
 
     def pattern(validator: Any, wanted: Any, instance: Any, schema: Any) -> Any:
-        if isinstance(instance, str) and len(instance) > max_subject:
+        if max_subject is not None and isinstance(instance, str) and len(instance) > max_subject:
             yield too_long(instance, "a string")
             return
         yield from plain_pattern(validator, wanted, instance, schema)
 
     def pattern_properties(validator: Any, wanted: Any, instance: Any, schema: Any) -> Any:
-        if isinstance(instance, dict):
+        if max_subject is not None and isinstance(instance, dict):
             long_key = next((k for k in instance if len(k) > max_subject), None)
             if long_key is not None:
                 yield too_long(long_key, "a key")
@@ -216,3 +225,24 @@ def _validator_class(max_subject: int | None) -> Any:
 
     return extend(Draft202012Validator, {"pattern": pattern,  # type: ignore[no-untyped-call]
                                          "patternProperties": pattern_properties})
+
+
+def searching_keywords(search: Callable[[str, str], bool]) -> tuple[Any, Any]:
+    """Return jsonschema's ``pattern`` and ``patternProperties`` keywords, the same in every
+    draft, with ``search(pattern, text)`` in place of their ``re.search``: the same errors, in
+    the same order, under the caller's bound on the search's time."""
+    from jsonschema.exceptions import ValidationError
+
+    def pattern(validator: Any, wanted: Any, instance: Any, schema: Any) -> Any:
+        if validator.is_type(instance, "string") and not search(wanted, instance):
+            yield ValidationError(f"{instance!r} does not match {wanted!r}")
+
+    def pattern_properties(validator: Any, wanted: Any, instance: Any, schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        for each, subschema in wanted.items():
+            for key, value in instance.items():
+                if search(each, key):
+                    yield from validator.descend(value, subschema, path=key, schema_path=each)
+
+    return pattern, pattern_properties

@@ -9,6 +9,8 @@ on first use, as everywhere in :mod:`openeval.schemas`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
 from typing import Any, NamedTuple
 
 from openeval.errors import OpenEvalError
@@ -24,8 +26,10 @@ class ArgumentError(NamedTuple):
     """The schema keyword broken (``type``, ``required``, ``enum`` ...)."""
 
 
-def tool_validator(schema: Any) -> Any:
-    """Return a validator for ``schema`` (its ``$schema`` picks the draft, 2020-12 by default).
+def tool_validator(schema: Any, search: Callable[[str, str], bool] | None = None) -> Any:
+    """Return a validator for ``schema`` (its ``$schema`` picks the draft, 2020-12 by default);
+    with ``search``, its ``pattern`` and ``patternProperties`` search with it (the caller's
+    bound on a user regex's time, :func:`openeval.schemas.searching_keywords`).
 
     Raises OpenEvalError when ``schema`` is not a valid JSON Schema.
     """
@@ -37,7 +41,18 @@ def tool_validator(schema: Any) -> Any:
         cls.check_schema(schema)
     except SchemaError as exc:
         raise OpenEvalError(f"not a valid JSON Schema: {exc.message}") from None
-    return cls(schema)
+    return (cls if search is None else _searching(cls, search))(schema)
+
+
+@cache
+def _searching(cls: Any, search: Callable[[str, str], bool]) -> Any:
+    from jsonschema.validators import extend
+
+    from openeval.schemas import searching_keywords
+
+    pattern, pattern_properties = searching_keywords(search)
+    return extend(cls, {"pattern": pattern,  # type: ignore[no-untyped-call]
+                        "patternProperties": pattern_properties})
 
 
 def argument_errors(validator: Any, args: Any) -> list[ArgumentError]:
@@ -48,6 +63,8 @@ def argument_errors(validator: Any, args: Any) -> list[ArgumentError]:
     """
     try:
         errors = sorted(validator.iter_errors(args), key=lambda e: [str(p) for p in e.path])
+    except OpenEvalError:
+        raise  # the caller's own (a pattern's search that gave up): already worded
     except Exception as exc:  # jsonschema's reference errors have no public base class
         raise OpenEvalError(f"the tool's schema could not be applied: {exc}") from None
     return [

@@ -14,10 +14,12 @@ from dataclasses import replace
 
 from openeval.errors import TestCaseError
 from openeval.matching.regex_bounds import backtracking_risk
+from openeval.matching.regex_budget import bounded_search
 from openeval.models import AgentTrace
 
 SEARCHED_CHARS = 10_000
-"""Only the start of a long tool result is searched, which bounds a pathological pattern."""
+"""Only the start of a long tool result is searched, which bounds a pathological pattern; every
+search also has a CPU budget (proposals/0310-regex-cpu-budget.md)."""
 
 
 def compile_denial_rule(
@@ -33,7 +35,8 @@ def compile_denial_rule(
                 f"{pattern!r} is not a regular expression: {exc}",
                 source=None if source is None else str(source), location=f"denied_when[{i}]",
             ) from None
-        risk = backtracking_risk(pattern)  # searched in every tool result of every trace
+        # Searched in every tool result of every trace; read with the flag it is compiled with.
+        risk = backtracking_risk(pattern, re.IGNORECASE)
         if risk is not None:
             raise TestCaseError(f"the pattern {pattern!r} {risk}",
                                 source=None if source is None else str(source),
@@ -45,7 +48,8 @@ def mark_denials(trace: AgentTrace, rule: Sequence[re.Pattern[str]]) -> AgentTra
     """Return ``trace`` with every tool call whose error or result matches ``rule`` denied.
 
     The trace then records denials (its ``signals`` gain ``denials``). ``trace`` itself is not
-    changed.
+    changed. Raises RegexGaveUp (an OpenEvalError naming the pattern) when a search uses up its
+    CPU budget.
     """
     if not rule:
         return trace
@@ -54,7 +58,8 @@ def mark_denials(trace: AgentTrace, rule: Sequence[re.Pattern[str]]) -> AgentTra
         if step.type != "tool_call" or step.denied:
             continue
         text = "\n".join(t[:SEARCHED_CHARS] for t in (step.error, step.tool_result) if t)
-        hit = next((p for p in rule if p.search(text)), None)
+        hit = next((p for p in rule if bounded_search(p, text, "denied_when: the pattern")),
+                   None)
         if hit is not None:
             steps[i] = replace(step, denied=True,
                                error=step.error or f"denied (matched {hit.pattern!r})")

@@ -103,6 +103,14 @@ def _forged_workflow_commands(root: Path) -> None:
     (hostile / "trace.json").write_text(json.dumps(trace))
 
 
+def _value_flood(root: Path) -> None:
+    good_case(root / "ok")
+    flood = good_case(root / "flood")
+    trace = json.loads((flood / "trace.json").read_text())
+    trace["actual_state"] = {"found": list(range(500))}
+    (flood / "trace.json").write_text(json.dumps(trace))
+
+
 ROWS = [
     Hostile("trace-key-outside-the-suite", _trace_key_outside, 2, 1, "lies outside"),
     Hostile("absolute-trace-key", _absolute_trace_key, 2, 1, "lies outside"),
@@ -115,6 +123,9 @@ ROWS = [
             "linked/real/testcase.json: its trace file links to"),
     Hostile("forged-workflow-commands", _forged_workflow_commands, 2, 0,
             "evil\\x0a::error title=forged::owned\\x0d::stop-commands::x"),
+    # The value cap the command line lowers applies to the suite's traces.
+    Hostile("json-values-over-the-given-cap", _value_flood, 2, 1, "more than 400 JSON values",
+            args=("--max-json-values", "400")),
 ]
 
 

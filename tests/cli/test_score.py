@@ -100,6 +100,18 @@ def test_a_line_over_the_limit(openeval: Invoke, tmp_path: Path) -> None:
     assert "line longer than the 1000-byte limit" in str(rows[3]["message"])
 
 
+def test_a_line_over_the_value_cap(openeval: Invoke, tmp_path: Path) -> None:
+    flood = orjson.dumps({"task_id": "flood", "steps": [], "final_output": "ok",
+                          "metadata": {"ids": list(range(300))}})
+    traces = _traces(tmp_path / "a.jsonl", 2, extra=flood + b"\n")
+    out = tmp_path / "out"
+    done = openeval("score", str(traces), "--output", str(out), "--max-json-values", "200")
+    assert done.code == 1
+    rows = _rows(out)
+    assert [r["status"] == "unreadable" for r in rows] == [False, False, True]
+    assert str(rows[2]["message"]).startswith("more than 200 JSON values on one line")
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["{tmp}/*.nothing"], "no file matches the glob"),
     (["{tmp}/a.jsonl", "--checks", "{tmp}/bad.toml"],

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+import re
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,19 @@ def test_shipped_patterns_are_found() -> None:
 @pytest.mark.parametrize(("where", "pattern"), SHIPPED, ids=[p for _, p in SHIPPED])
 def test_every_shipped_setting_pattern_is_kept(where: str, pattern: str) -> None:
     assert backtracking_risk(pattern) is None, where
+    assert backtracking_risk(pattern, re.IGNORECASE) is None, where  # as the refusal reads it
+
+
+# (pattern, the flags it is compiled with): refused with the flags, kept without them
+FLAGGED = [
+    ("x*X*y", re.IGNORECASE),  # denied_when and the refusal check compile case-blind
+    ("(ab|Ab)+c", re.IGNORECASE),  # both alternatives match "ab"
+    ("a* a*b", re.VERBOSE),  # the space is no required character when verbose
+]
+
+
+@pytest.mark.parametrize(("pattern", "flags"), FLAGGED, ids=[p for p, _ in FLAGGED])
+def test_the_flags_a_pattern_is_compiled_with_are_read(pattern: str, flags: int) -> None:
+    assert backtracking_risk(pattern) is None
+    assert backtracking_risk(pattern, flags) is not None
+    assert backtracking_risk(f"(?{'ix'[flags == re.VERBOSE]}){pattern}") is not None
