@@ -191,7 +191,9 @@ def _readers_for(text: str) -> Sequence[Reader]:
     """
     if not text.isascii():
         return _READERS
-    if _DIGIT.search(text) is None:  # most replies: the five kinds made of digits are out
+    if _DIGIT.search(text) is None:
+        # Most replies: the five kinds made of digits are out; the first three readers
+        # (the two secrets, the email) are tested as below.
         few = (_SECRET_HINT.search(text) is not None,
                ("=" in text or ":" in text) and _NAMED_HINT.search(text.lower()) is not None,
                "@" in text)

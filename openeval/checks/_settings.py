@@ -174,8 +174,9 @@ def read_once(read: Callable[..., _Read]) -> Callable[..., _Read]:
     # The last settings read, their ids and what they gave: a check called again with the
     # very same objects (the scorer passes one entry's compiled settings, and the defaults, on
     # every trace) is answered by one comparison of ids. The settings tuple is kept, so the
-    # ids cannot be reused by other objects; only settings with a key (immutable: None, text,
-    # numbers, booleans, tuples of those) are kept (proposals/0316-score-checks-glue.md).
+    # ids cannot be reused by other objects; only settings immutable through and through are
+    # kept (None, text, integers, booleans, tuples of text: the key's first form), so a list
+    # changed in place is always read by value (proposals/0316-score-checks-glue.md).
     # One tuple, read and replaced whole, so threads sharing a reader never see the ids of
     # one call beside the answer of another.
     last: list[tuple[tuple[int, ...], tuple[Any, ...], Any]] = [((), (), None)]
