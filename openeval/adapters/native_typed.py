@@ -76,6 +76,8 @@ class _Trace(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 _DECODER = msgspec.json.Decoder(_Trace)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_MOST_BRACKETS = 2 * MAX_JSON_DEPTH
 STEP_FIELDS = tuple(f.name for f in fields(TraceStep))
 """TraceStep's fields in order: a decoded step's own ``asdict`` is the step's ``__dict__``."""
 
@@ -86,13 +88,18 @@ def decode(data: bytes) -> AgentTrace | None:
     if too_large_to_parse(len(data)) is not None:
         return None
     # Before the decode, so that what the check holds is gone when the values are made.
-    if text_nests_deeper(data, MAX_JSON_DEPTH):
+    # Valid JSON nested n deep holds at least 2n brackets (each level opens and closes outside
+    # any string), so text with at most twice the limit cannot nest deeper: one pass in C
+    # that keeps the brackets settles most lines before text_nests_deeper's two counts.
+    if (len(data.translate(None, _NOT_BRACKETS)) > _MOST_BRACKETS
+            and text_nests_deeper(data, MAX_JSON_DEPTH)):
         return None  # maybe deeper than the read rule allows: the general reader says where
     try:
         document = _DECODER.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, MemoryError):
         return None
-    if not all(_is_tool_definition(item) for item in document.tool_definitions):
+    definitions = document.tool_definitions
+    if definitions and not all(_is_tool_definition(item) for item in definitions):
         return None
     return _trace(document)
 
@@ -116,15 +123,19 @@ def _trace(document: _Trace) -> AgentTrace:
         step = new(TraceStep)
         step.__dict__ = to_dict(decoded.pop())  # the fields in TraceStep's order
         steps.append(step)
-    return AgentTrace(
-        task_id=document.task_id,
-        input=document.input,
-        steps=steps,
-        final_output=document.final_output,
-        actual_state=document.actual_state,
-        metadata=document.metadata,
-        messages=[Message(**to_dict(message)) for message in document.messages],
-        signals=list(document.signals) if document.signals is not None else None,
-        tool_definitions=document.tool_definitions,
-        initial_state=document.initial_state,
-    )
+    # The fields in AgentTrace's order, as its __init__ would set them (it has no
+    # __post_init__; a test holds the order): one dict, not ten keyword arguments.
+    trace: AgentTrace = new(AgentTrace)
+    trace.__dict__ = {
+        "task_id": document.task_id,
+        "input": document.input,
+        "steps": steps,
+        "final_output": document.final_output,
+        "actual_state": document.actual_state,
+        "metadata": document.metadata,
+        "messages": [Message(**to_dict(message)) for message in document.messages],
+        "signals": list(document.signals) if document.signals is not None else None,
+        "tool_definitions": document.tool_definitions,
+        "initial_state": document.initial_state,
+    }
+    return trace

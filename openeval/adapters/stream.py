@@ -47,6 +47,7 @@ from openeval.adapters.base import (
 from openeval.adapters.registry import detect_format, format_names, get_adapter
 from openeval.errors import OpenEvalError, TraceFormatError
 from openeval.io import check_trace
+from openeval.io.limits import ReadLimits
 from openeval.io.lines import split_lines_tolerant
 from openeval.models import AgentTrace
 
@@ -84,6 +85,21 @@ class TraceRecord:
     trace_id: str = ""
     """The trace's own id: OTel ``traceId``, LangChain ``trace_id`` or root run id, a native
     trace's ``metadata.trace_id``, else the ``task_id`` the line gives, else ``file:line``."""
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def trace_record(trace: AgentTrace, file: str, line: int, format: str, trace_id: str
+                 ) -> TraceRecord:
+    """Return ``TraceRecord(trace, file, line, format, trace_id)``, equal to it, built without
+    the frozen dataclass's ``__init__`` (one guarded ``setattr`` per field): a reader of many
+    lines makes one per line (proposals/0315-score-read-once-per-line.md)."""
+    record: TraceRecord = _new(TraceRecord)
+    _set(record, "__dict__", {"trace": trace, "file": file, "line": line, "format": format,
+                              "trace_id": trace_id})
+    return record
 
 
 @dataclass(frozen=True)
@@ -442,7 +458,7 @@ def _line_sources(
         if decode is not None and len(line) <= longest:
             trace = decode(bytes(line))
             if trace is not None:  # what the native adapter would read: no source needed
-                yield line_no, trace
+                yield line_no, _within_limits(trace, len(line), limits, file, line_no)
                 continue
         one = TraceSource(shown, source.options, data=bytes(line))
         if one.read_as_line():
@@ -454,6 +470,22 @@ def _line_sources(
             yield line_no, Unreadable(file, line_no, _reason(exc, file, 1))
             continue
         yield line_no, one
+
+
+def _within_limits(
+    trace: AgentTrace, size: int, limits: ReadLimits, file: str, line_no: int
+) -> AgentTrace | Unreadable:
+    """Return ``trace`` read from a line of ``size`` bytes, or why it is over ``limits``
+    (:func:`~openeval.io.check_trace`'s error). Every character of its text is at least one
+    byte of the line, so a line no longer than ``max_text_chars`` cannot hold too much text:
+    only the steps are counted then (proposals/0315-score-read-once-per-line.md)."""
+    if size <= limits.max_text_chars and len(trace.steps) <= limits.max_steps:
+        return trace
+    try:
+        check_trace(trace, limits, file)
+    except TraceFormatError as exc:
+        return Unreadable(file, line_no, _reason(exc, file, 1))
+    return trace
 
 
 def _line_values(source: TraceSource, file: str) -> Iterator[tuple[int, Any]]:
@@ -497,15 +529,12 @@ def _typed_line(
     trace: AgentTrace, source: TraceSource, file: str, line_no: int, name: str
 ) -> Item:
     """The record :func:`_load_line` makes of a line, for one the format's ``typed_decode``
-    read: that hook answers only for a line the format's refusal and load would accept as
-    this trace (a JSON object whose ``task_id`` the trace holds)."""
-    try:
-        check_trace(trace, source.limits, file)
-    except TraceFormatError as exc:
-        return Unreadable(file, line_no, _reason(exc, file, 1))
+    read (and :func:`_line_sources` held to the limits): that hook answers only for a line
+    the format's refusal and load would accept as this trace (a JSON object whose ``task_id``
+    the trace holds)."""
     given = trace.metadata.get("trace_id")
     own = given if isinstance(given, str) and given else trace.task_id
-    return TraceRecord(trace, file, line_no, name, own or f"{file}:{line_no}")
+    return trace_record(trace, file, line_no, name, own or f"{file}:{line_no}")
 
 
 def _first_readable(source: TraceSource, file: str, fmt: _LineFormat) -> TraceSource | None:

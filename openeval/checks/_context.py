@@ -99,11 +99,14 @@ class TraceMemo:
         if self._trace is not trace:
             self._trace = trace
             self._values = {}
-        if what in self._values:
-            found: _T = self._values[what]
-            return found
-        made = self._values[what] = make()
-        return made
+        values = self._values
+        found: _T = values.get(what, _MISSING)  # one lookup: asked a few times per check
+        if found is _MISSING:
+            found = values[what] = make()
+        return found
+
+
+_MISSING: Any = object()
 
 
 @dataclass(frozen=True)

@@ -172,6 +172,7 @@ _SECRET_HINTS = ("-----BEGIN ", "AKIA", "ASIA", "gh", "github_pat_", "xox", "sk-
 _NAMED_HINTS = ("pass", "pwd", "secret", "key", "token")
 """Every credential name ``_SECRET_NAMED`` knows contains one of these (lower case)."""
 _DIGITS = "0123456789"
+_DIGIT = re.compile("[0-9]")
 _SECRET_HINT = re.compile("|".join(map(re.escape, _SECRET_HINTS)))
 _NAMED_HINT = re.compile("|".join(map(re.escape, _NAMED_HINTS)))
 """Each hint list as one search: one pass of the text, not one ``in`` per hint."""
@@ -190,6 +191,15 @@ def _readers_for(text: str) -> Sequence[Reader]:
     """
     if not text.isascii():
         return _READERS
+    if _DIGIT.search(text) is None:
+        # Most replies: the five kinds made of digits are out; the first three readers
+        # (the two secrets, the email) are tested as below.
+        few = (_SECRET_HINT.search(text) is not None,
+               ("=" in text or ":" in text) and _NAMED_HINT.search(text.lower()) is not None,
+               "@" in text)
+        if not any(few):
+            return ()
+        return tuple(reader for reader, keep in zip(_READERS[:3], few, strict=True) if keep)
     digits = sum(map(text.count, _DIGITS))
     may = (
         _SECRET_HINT.search(text) is not None,

@@ -171,19 +171,34 @@ def read_once(read: Callable[..., _Read]) -> Callable[..., _Read]:
     error on every call. What ``read`` returns is shared: it must be immutable.
     """
     seen: dict[Hashable, _Read] = {}
+    # The last settings read, their ids and what they gave: a check called again with the
+    # very same objects (the scorer passes one entry's compiled settings, and the defaults, on
+    # every trace) is answered by one comparison of ids. The settings tuple is kept, so the
+    # ids cannot be reused by other objects; only settings immutable through and through are
+    # kept (None, text, integers, booleans, tuples of text: the key's first form), so a list
+    # changed in place is always read by value (proposals/0316-score-checks-glue.md).
+    # One tuple, read and replaced whole, so threads sharing a reader never see the ids of
+    # one call beside the answer of another.
+    last: list[tuple[tuple[int, ...], tuple[Any, ...], Any]] = [((), (), None)]
 
     def reader(*settings: Any) -> _Read:
+        ids = tuple(map(id, settings))
+        known = last[0]
+        if ids == known[0] and settings:
+            found: _Read = known[2]
+            return found
         key = _settings_key(settings)
         if key is None:
             return read(*settings)
         try:
-            return seen[key]
+            found = seen[key]
         except KeyError:
-            pass
-        found = read(*settings)
-        if len(seen) >= READ_ONCE_SIZE:
-            seen.clear()
-        seen[key] = found
+            found = read(*settings)
+            if len(seen) >= READ_ONCE_SIZE:
+                seen.clear()
+            seen[key] = found
+        if isinstance(key, tuple) and key[0] is True:  # immutable through and through
+            last[0] = (ids, settings, found)
         return found
 
     reader.__doc__ = read.__doc__

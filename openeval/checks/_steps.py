@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import orjson
@@ -128,6 +128,8 @@ def read_context(value: Any, check: str) -> CheckContext:
 
 def read_trace(value: Any, check: str) -> TraceView:
     """Return ``value`` read as a trace; raise TestCaseError naming ``check`` when it is not one."""
+    if type(value) is CheckContext:  # what the scorer passes: as_context would return it
+        return TraceView(value, list(value.trace.steps), None, of_context=True)
     if isinstance(value, (CheckContext, AgentTrace, str)):
         context = as_context(value)
         return TraceView(context, list(context.steps), of_context=True)
@@ -250,9 +252,14 @@ def most_repeated(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call |
     is excused, later ones count (an agent hammering a broken tool still loops).
     ``in_a_row`` counts only back-to-back calls. Ties go to the call made first.
     """
-    if not in_a_row and not any(call.failed or call.denied for call in calls):
+    # Two scans of an attribute in C, not a generator over the calls: once per trace.
+    if not in_a_row and not any(map(_FAILED, calls)) and not any(map(_DENIED, calls)):
         return _most_common(calls)
     return _walk(calls, in_a_row=in_a_row)
+
+
+_FAILED = attrgetter("failed")
+_DENIED = attrgetter("denied")
 
 
 def _walk(calls: Sequence[Call], *, in_a_row: bool) -> tuple[int, Call | None]:

@@ -16,6 +16,7 @@ from itertools import islice
 from typing import Any, Literal, get_args
 
 from openeval.checks import text as _text
+from openeval.checks._context import CheckContext
 from openeval.checks._settings import SettingError, read_once
 from openeval.checks.util import (
     MAX_ITEMS,
@@ -481,8 +482,11 @@ def _length_bounds(
 def _word_count(body: str, low: int | None, high: int | None) -> tuple[int, str]:
     """Return how many words ``body`` holds, counting no further than one past the largest
     bound (so a huge reply costs little), and the count as the comment shows it."""
-    word_bounds = [b for b in (low, high) if b is not None]
-    cap = max(word_bounds) + 1 if word_bounds else 0
+    # One past the largest bound set (0: none set), without a list: once per trace.
+    if high is None:
+        cap = 0 if low is None else low + 1
+    else:
+        cap = high + 1 if low is None or low <= high else low + 1
     if cap and len(body) < 2 * cap - 1:
         # Words are separated, so a text of n characters holds at most (n + 1) // 2 of
         # them: fewer than the cap, and one regex pass counts them all.
@@ -523,7 +527,8 @@ def length_budget(
     """
     min_words, max_words, min_chars, max_chars = _length_bounds(
         min_words, max_words, min_chars, max_chars)
-    body = subject_text(ctx).strip()
+    # A scorer's context reads its reply as subject_text would (the field is "output").
+    body = (ctx.trace.final_output if type(ctx) is CheckContext else subject_text(ctx)).strip()
     chars = len(body)
     count, shown = _word_count(body, min_words, max_words)
     problems = []

@@ -276,7 +276,9 @@ def split_lines_tolerant(
     after it can be read.
     """
     for line_no, line in _split_lines_tolerant(chunks, name, max_line_bytes):
-        if not isinstance(line, TraceFormatError) and _too_many_values(line, max_json_values):
+        # The length first, here: a line shorter than the limit cannot hold more values.
+        if (not isinstance(line, TraceFormatError) and len(line) >= max_json_values
+                and _too_many_values(line, max_json_values)):
             yield line_no, _too_many(name, line_no, max_json_values)
         else:
             yield line_no, line
@@ -299,7 +301,7 @@ def _split_lines_tolerant(
             break
         start, size = 0, len(chunk)
         while start < size:
-            if not skipping and not pending:
+            if not skipping and not pending and chunk[start] in _WHITESPACE:
                 at = _skip_blank(chunk, start)
                 line_no += chunk.count(b"\n", start, at)
                 start = at  # JSON ignores the indent a line may start with
@@ -317,11 +319,13 @@ def _split_lines_tolerant(
                 pending += chunk[start:]
             else:
                 line: Line = chunk[start:end]
-                if pending:
+                if not pending:  # it starts at a byte that is not blank (skipped above)
+                    yield line_no + 1, line
+                else:
                     pending += line
                     line, pending = pending, bytearray()
-                if _skip_blank(line, 0) < len(line):
-                    yield line_no + 1, line
+                    if _skip_blank(line, 0) < len(line):
+                        yield line_no + 1, line
             if end < 0:
                 break
             line_no += 1

@@ -59,20 +59,27 @@ def score_record(
 
 
 def _status(results: tuple[CheckResult, ...]) -> RowStatus:
-    verdicts = {result.verdict for result in results}
-    if "error" in verdicts:
-        return "error"
-    if "fail" in verdicts:
+    seen_fail = seen_pass = False
+    for result in results:  # one look per result, no set: this runs once per trace
+        verdict = result.verdict
+        if verdict == "error":
+            return "error"
+        if verdict == "fail":
+            seen_fail = True
+        elif verdict == "pass":
+            seen_pass = True
+    if seen_fail:
         return "failed"
-    return "passed" if "pass" in verdicts else "n.a."
+    return "passed" if seen_pass else "n.a."
 
 
 def _check_cell(result: CheckResult) -> dict[str, Any]:
-    cell: dict[str, Any] = {
-        "verdict": result.verdict,
-        "scores": {(s.name or f"score_{i}"): s.value for i, s in enumerate(result.scores)},
-    }
-    if result.verdict in _DETAILED:
+    scores: dict[str, Any] = {}
+    for index, score_ in enumerate(result.scores):  # a loop: one or two scores a check
+        scores[score_.name or f"score_{index}"] = score_.value
+    verdict = result.verdict
+    cell: dict[str, Any] = {"verdict": verdict, "scores": scores}
+    if verdict in _DETAILED:
         cell["details"] = result.details
     return cell
 

@@ -105,11 +105,16 @@ class ScoreSummary:
         self.scored += 1
         self.statuses[status] += 1
         trace_id = row["trace_id"]
+        checks = self.checks
         for name, cell in row["checks"].items():
-            counts = self.checks.get(name)
+            counts = checks.get(name)
             if counts is None:
-                counts = self.checks[name] = _CheckCounts()
-            counts.add(cell["verdict"], trace_id)
+                counts = checks[name] = _CheckCounts()
+            verdict = cell["verdict"]
+            if verdict == "pass":  # the usual verdict, counted here: one call less a check
+                counts.passed += 1
+            else:
+                counts.add(verdict, trace_id)
 
     def merge(self, other: ScoreSummary) -> None:
         """Add the counts of ``other``, whose rows come after this summary's rows."""

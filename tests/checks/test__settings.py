@@ -76,3 +76,37 @@ def test_a_bad_setting_gives_the_same_message_each_time(check: Any,
             check("some reply", **settings)
         messages.append(str(raised.value))
     assert messages[0] == messages[1]
+
+
+def test_the_same_objects_again_are_answered_and_others_are_read() -> None:
+    seen: list[tuple[Any, ...]] = []
+
+    @read_once
+    def read(*settings: Any) -> tuple[Any, ...]:
+        seen.append(settings)
+        return settings
+
+    kinds = ("email", "phone")
+    for _ in range(3):  # the same objects: read once, then answered by identity
+        assert read(kinds, 2, None) == (kinds, 2, None)
+    assert len(seen) == 1
+    for n in range(300):  # new objects each time, equal or not: each answered by its value
+        made = (str(n % 7), n % 3)
+        assert read(*made) == made
+    assert read(kinds, 2, None) == (kinds, 2, None)
+
+
+def test_a_list_setting_changed_in_place_is_read_again() -> None:
+    seen: list[Any] = []
+
+    @read_once
+    def read(value: Any) -> int:
+        seen.append(list(value))
+        return len(value)
+
+    setting = ["a"]
+    assert read(setting) == 1
+    setting.append("b")  # the same object, another value: never answered by identity
+    assert read(setting) == 2
+    assert read(setting) == 2
+    assert seen == [["a"], ["a", "b"]]
