@@ -28,21 +28,11 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bench_trajectory import _messages, make_cases
-
-
-def _best(repeat: int, run: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        run()
-        best = min(best, time.process_time() - start)
-    return best
+from timing import best_cpu
 
 
 def _test_case(number: int, case: dict[str, Any], trajectory: bool) -> dict[str, Any]:
@@ -85,7 +75,7 @@ def run_openeval(cases: list[dict[str, Any]], repeat: int) -> dict[str, float]:
 
     messages = [_messages(c["calls"]) for c in cases]
     out: dict[str, float] = {}
-    out["adapter"] = _best(repeat, lambda: [
+    out["adapter"] = best_cpu(repeat, lambda: [
         from_openai_messages(m, task_id=str(n)) for n, m in enumerate(messages)
     ])
     traces = [from_openai_messages(m, task_id=str(n)) for n, m in enumerate(messages)]
@@ -95,21 +85,21 @@ def run_openeval(cases: list[dict[str, Any]], repeat: int) -> dict[str, float]:
             compile_plan(EvalTestCase.from_dict(_test_case(n, c, trajectory)))
             for n, c in enumerate(cases)
         ]
-        out[f"scorer, {label}"] = _best(repeat, lambda plans=plans: [
+        out[f"scorer, {label}"] = best_cpu(repeat, lambda plans=plans: [
             score(t, p) for t, p in zip(traces, plans, strict=True)
         ])
-        out[f"adapter + scorer, {label}"] = _best(repeat, lambda plans=plans: [
+        out[f"adapter + scorer, {label}"] = best_cpu(repeat, lambda plans=plans: [
             score(from_openai_messages(m, task_id=str(n)), p)
             for (n, m), p in zip(enumerate(messages), plans, strict=True)
         ])
         if trajectory:
             for name in metric_names():
                 narrowed = [compile_plan(p.test_case, metrics=[name]) for p in plans]
-                out[f"  {name}"] = _best(repeat, lambda narrowed=narrowed: [
+                out[f"  {name}"] = best_cpu(repeat, lambda narrowed=narrowed: [
                     score(t, p) for t, p in zip(traces, narrowed, strict=True)
                 ])
     pairs = [(m, c["expected"]) for m, c in zip(messages, cases, strict=True)]
-    out["plain-Python loop (floor)"] = _best(repeat, lambda: plain_loop(pairs))
+    out["plain-Python loop (floor)"] = best_cpu(repeat, lambda: plain_loop(pairs))
     return out
 
 

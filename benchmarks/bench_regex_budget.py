@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import argparse
 import re
-import time
 from collections.abc import Callable
+
+from timing import best_cpu
 
 from openeval.checks import regex_match
 from openeval.matching.matchers import compile_expected
@@ -32,16 +33,6 @@ HONEST = [  # (pattern, flags): the kinds of patterns test cases write
     (r"^#{1,6} .*$", re.MULTILINE),
 ]
 LINE = "The refund of $1,200 for order R-1 was sent on 2024-05-01; mail jane@example.com.\n"
-
-
-def best_cpu(repeat: int, run: Callable[[], object]) -> float:
-    """Return the least CPU seconds of ``repeat`` calls of ``run``."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        run()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def per_call(repeat: int, calls: int, run: Callable[[], object]) -> float:
