@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,13 +14,20 @@ from openeval.checks.safety import pii_leak
 from openeval.checks.trace import repeated_tool_calls
 
 
-def test_a_reader_reads_each_distinct_setting_once() -> None:
+def _recorded() -> tuple[Callable[..., tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """A settings reader under ``read_once`` that records each call it really makes."""
     seen: list[tuple[Any, ...]] = []
 
     @read_once
     def read(*settings: Any) -> tuple[Any, ...]:
         seen.append(settings)
         return settings
+
+    return read, seen
+
+
+def test_a_reader_reads_each_distinct_setting_once() -> None:
+    read, seen = _recorded()
 
     for settings in [(1,), (1,), (1.0,), (True,), ("1",), (None,), ((1,),), ([1],), ([1],),
                      (-0.0,), (0.0,), (("a",),), (("a",),)]:
@@ -79,12 +87,7 @@ def test_a_bad_setting_gives_the_same_message_each_time(check: Any,
 
 
 def test_the_same_objects_again_are_answered_and_others_are_read() -> None:
-    seen: list[tuple[Any, ...]] = []
-
-    @read_once
-    def read(*settings: Any) -> tuple[Any, ...]:
-        seen.append(settings)
-        return settings
+    read, seen = _recorded()
 
     kinds = ("email", "phone")
     for _ in range(3):  # the same objects: read once, then answered by identity
