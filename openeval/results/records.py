@@ -202,14 +202,14 @@ _set = object.__setattr__
 
 
 def check_result(spec: CheckSpec, verdict: Verdict, scores: tuple[Score, ...],
-                 details: str) -> CheckResult:
-    """Return ``CheckResult(spec, verdict, scores, details)`` (no ``data``), equal to it, built
-    without the frozen dataclass's ``__init__`` (one guarded ``setattr`` per field and the
-    ``data`` factory): the scorer builds one per check per trace
-    (proposals/0300-score-loop-once-per-check.md)."""
+                 details: str, data: Mapping[str, Any] | None = None) -> CheckResult:
+    """Return ``CheckResult(spec, verdict, scores, details, data)`` (a new empty ``data`` when
+    None), equal to it, built without the frozen dataclass's ``__init__`` (one guarded
+    ``setattr`` per field and the ``data`` factory): the scorer builds one per check per trace
+    (proposals/0300-score-loop-once-per-check.md, 0320)."""
     result: CheckResult = _new(CheckResult)
     _set(result, "__dict__", {"spec": spec, "verdict": verdict, "scores": scores,
-                              "details": details, "data": {}})
+                              "details": details, "data": {} if data is None else data})
     return result
 
 
