@@ -118,7 +118,7 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
     exact = {tool for tool in by_tool if fast and form.made_as_written(tool, executed[tool])}
     if len(exact) == len(by_tool):
         return Measurement(1.0, passed)
-    rows = form.rows()
+    rows = form.rows(plain=fast)
     rest = [tool for tool in by_tool if tool not in exact]
     # Knowing a tool's executed arguments plain JSON costs about one comparison per call; it
     # pays where each executed call meets several expected ones.
@@ -243,13 +243,18 @@ class _ExpectedArgs:
             self._texts[tool] = _strict_text(self.args[tool])
         return self._texts[tool]
 
-    def rows(self) -> dict[int, ExpectedArgs]:
+    def rows(self, *, plain: bool = False) -> dict[int, ExpectedArgs]:
         """Each expected call's arguments compiled, by position in ``expected_tool_calls``;
-        raises TestCaseError at the first malformed matcher (and keeps nothing)."""
+        raises TestCaseError at the first malformed matcher (and keeps nothing).
+
+        ``plain``: a tool with a :meth:`text` holds no matcher and nothing that fails to
+        compile, so each of its values is the :class:`Literal` compiling would give, built
+        without the compiler's walk (:meth:`ExpectedArgs.plain`; proposals/0320)."""
         if self._rows is None:
             self._rows = {
-                call.position: ExpectedArgs(call.args,
-                                            f"expected_tool_calls[{call.position}].args")
+                call.position: (ExpectedArgs.plain if plain and self.text(call.tool) is not None
+                                else ExpectedArgs)(
+                    call.args, f"expected_tool_calls[{call.position}].args")
                 for call in self.wanted
             }
         return self._rows
@@ -393,6 +398,23 @@ class ExpectedArgs:
         self.plain_items: list[tuple[str, Any, int, Callable[[Any], Verdict] | None]] | None = None
         """:attr:`items` as :meth:`weight_plain` reads them, built on its first call (a case
         scored once may never need them)."""
+
+    @classmethod
+    def plain(cls, args: Mapping[str, Any], where: str) -> ExpectedArgs:
+        """``ExpectedArgs(args, where)`` of arguments orjson writes strictly, with no ``"$``
+        in their text, fewer than MAX_JSON_DEPTH brackets and no NaN or infinity (a tool's
+        :meth:`_ExpectedArgs.text`): each value that is no plain scalar then compiles to
+        ``Literal(value)``, which is built here directly. Tests hold the two equal."""
+        row: ExpectedArgs = object.__new__(cls)
+        row.args = args
+        row.where = where
+        row.items = [
+            (key, value, None) if type(value) in _SCALARS and value == value
+            else (key, _ABSENT, MatchLiteral(value))
+            for key, value in sorted(args.items(), key=lambda item: str(item[0]))
+        ]
+        row.plain_items = None
+        return row
 
     def weight(self, actual: Mapping[str, Any]) -> int:
         """Return how many expected key-value pairs ``actual`` matches."""

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from run_profile import examples
 
 from openeval.errors import OpenEvalError
-from openeval.metrics.arguments import ExpectedArgs, measure_arguments
+from openeval.metrics.arguments import ExpectedArgs, _ExpectedArgs, _strict_text, measure_arguments
 from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import is_plain_json
@@ -162,3 +162,48 @@ def test_fast_paths_agree_when_the_calls_hide_among_others(
         executed = executed[1:]
     fast, general = _both([list(c) for c in expected], [list(c) for c in executed])
     assert fast == general
+
+
+_KEYED = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.lists(inner, max_size=2).map(tuple),
+        st.dictionaries(st.sampled_from(["p", "q", "$regex", "$approx", "$x"]), inner,
+                        max_size=2)),
+    max_leaves=6,
+)
+
+
+def _row_items(row: ExpectedArgs) -> list[tuple[Any, ...]]:
+    return [(key, plain, type(field), None if field is None else field.source)
+            for key, plain, field in row.items]
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b", "$c"]), _KEYED, min_size=1, max_size=3))
+def test_plain_rows_are_the_compiled_rows(args: dict[str, Any]) -> None:
+    """Where a tool's arguments have a strict text (no ``"$``, shallow, no NaN), the row
+    built without the compiler holds what compiling gives: each value a Literal of itself."""
+    if _strict_text([args]) is None:
+        return
+    compiled = ExpectedArgs(args, "expected_tool_calls[0].args")
+    built = ExpectedArgs.plain(args, "expected_tool_calls[0].args")
+    assert _row_items(built) == _row_items(compiled)
+    assert all(a[2] is b[2] or a[2].source is b[2].source
+               for a, b in zip(built.items, compiled.items, strict=True))
+    assert (built.args, built.where, built.plain_items) == (
+        compiled.args, compiled.where, compiled.plain_items)
+
+
+def test_plain_rows_are_taken_where_the_text_allows() -> None:
+    """A tool of plain calls has a text (its rows are built without the compiler); a tool
+    whose calls hold a matcher has none, and its row keeps the compiled matcher."""
+    case = EvalTestCase(task_id="t", expected_tool_calls=[
+        {"tool": "f", "args": {"a": [1, 2], "b": {"p": "x"}}},
+        {"tool": "g", "args": {"a": {"$regex": "^x"}}},
+    ])
+    form = _ExpectedArgs(case)
+    rows = form.rows(plain=True)
+    assert form.text("f") is not None and form.text("g") is None
+    assert [type(f).__name__ for _, _, f in rows[0].items] == ["Literal", "Literal"]
+    assert type(rows[1].items[0][2]).__name__ != "Literal"
