@@ -157,12 +157,21 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the result as the JSON object of a result file's ``checks`` list."""
-        document: dict[str, Any] = {
-            **self.spec.to_dict(),
-            "verdict": self.verdict,
-            "details": self.details,
-            "scores": [s.to_dict() for s in self.scores],
-        }
+        spec = self.spec
+        if type(spec) is CheckSpec:  # CheckSpec.to_dict's keys written here: one dict, not two
+            document: dict[str, Any] = {
+                "kind": spec.kind, "name": spec.name, "family": spec.family,
+                "settings": dict(spec.settings), "threshold": spec.threshold,
+                "verdict": self.verdict, "details": self.details,
+                "scores": [s.to_dict() for s in self.scores],
+            }
+        else:
+            document = {
+                **spec.to_dict(),
+                "verdict": self.verdict,
+                "details": self.details,
+                "scores": [s.to_dict() for s in self.scores],
+            }
         if self.data:
             document["data"] = dict(self.data)
         return document
