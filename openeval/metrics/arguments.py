@@ -100,17 +100,18 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
     wanted, total, by_tool = form.wanted, form.total, form.by_tool
     if not total:
         return not_applicable("no expected arguments")
-    executed: dict[str, list[Mapping[str, Any]]] = {name: [] for name in by_tool}
     made: dict[str, list[TraceStep]] = {name: [] for name in by_tool}
     denied: Counter[str] = Counter()
     for step in trace.steps:
-        if step.type != "tool_call" or step.tool_name not in executed:
-            continue
-        if step.denied:
-            denied[step.tool_name] += 1
-        else:
-            executed[step.tool_name].append(step.tool_args or _NO_ARGS)
-            made[step.tool_name].append(step)
+        if step.type == "tool_call":
+            name = step.tool_name
+            if name in made:
+                if step.denied:
+                    denied[name] += 1
+                else:
+                    made[name].append(step)
+    executed: dict[str, list[Mapping[str, Any]]] = {
+        name: [step.tool_args or _NO_ARGS for step in steps] for name, steps in made.items()}
 
     passed = f"expected argument values matched: {total}/{total}"
     # Tools whose calls were made exactly as written, in order: each call matched whole by

@@ -396,6 +396,24 @@ class CaseResult:
         )
 
 
+def scored_case(
+    case_id: str, task_id: str, testcase_path: str | None, trace_path: str | None,
+    trace_format: str | None, checks: tuple[CheckResult, ...], trace_task_id: str | None,
+    warnings: tuple[str, ...], trace_excerpt: TraceExcerpt | None,
+) -> CaseResult:
+    """Return the CaseResult of a case scored on one trace, equal to the dataclass's with
+    these fields (no error, no trials), built without its ``__init__`` (a guarded ``setattr``
+    per field): a run builds one per case (proposals/0320)."""
+    result: CaseResult = _new(CaseResult)
+    _set(result, "__dict__", {
+        "case_id": case_id, "task_id": task_id, "testcase_path": testcase_path,
+        "trace_path": trace_path, "trace_format": trace_format, "checks": checks,
+        "error": None, "trace_task_id": trace_task_id, "warnings": warnings, "trials": (),
+        "trials_rule": None, "trace_excerpt": trace_excerpt, "flaky_band": None,
+    })
+    return result
+
+
 def _band_of(data: Mapping[str, Any]) -> FlakyBand | None:
     """The band a result file's case was labelled by: written when not the default, implied
     by a ``stability`` key, absent (None) in files older than the labels."""

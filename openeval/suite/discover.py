@@ -294,6 +294,13 @@ def display_path(path: Path | str) -> str:
 
 
 def _case_id(root: Path, path: Path) -> str:
+    """``display_path(path.relative_to(root))``; the paths discovery makes (the root's text, a
+    slash, plain names) are cut as text, any other goes through pathlib."""
+    top, text = str(root), str(path)
+    if text.startswith(top) and text[len(top):len(top) + 1] == "/" and top != "/":
+        rest = text[len(top) + 1:]
+        if rest and not {"", ".", ".."} & set(rest.split("/")):
+            return display_path(rest)
     return display_path(path.relative_to(root))
 
 

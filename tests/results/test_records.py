@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from openeval.results.records import CheckResult, CheckSpec, check_result
+from openeval.results.records import CaseResult, CheckResult, CheckSpec, check_result, scored_case
 from openeval.scores import Score
 
 
@@ -49,3 +49,16 @@ def test_a_result_object_is_the_spec_merged(spec: CheckSpec, scores: tuple[Score
     assert found == _general(result)
     assert list(found) == list(_general(result))  # the same key order too
     assert found["settings"] is not spec.settings  # a copy, as CheckSpec.to_dict makes
+
+
+@pytest.mark.parametrize("warnings", [(), ("the trace's task id 'x' differs",)])
+@pytest.mark.parametrize("checks", [(), (check_result(SPECS[0], "pass", SCORES[1], "ok"),)])
+def test_a_scored_case_is_the_dataclass_one(warnings: tuple[str, ...],
+                                            checks: tuple[CheckResult, ...]) -> None:
+    fields = ("case-1", "task-1", "s/case-1/testcase.json", "s/case-1/trace.json", "native",
+              checks, "task-1", warnings, None)
+    fast = scored_case(*fields)
+    built = CaseResult(*fields[:6], trace_task_id=fields[6], warnings=warnings)
+    assert fast == built and vars(fast) == vars(built)
+    assert list(vars(fast)) == list(vars(built))
+    assert fast.to_dict() == built.to_dict() and fast.status == built.status
