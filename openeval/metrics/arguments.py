@@ -96,7 +96,7 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
         shared = counts_match(trace.steps, test_case)
         if shared is not None:
             return arguments_by_rules(shared, trace, test_case)
-    form = case.once(_ExpectedArgs)
+    form = case.derived(_ExpectedArgs.of)
     wanted, total, by_tool = form.wanted, form.total, form.by_tool
     if not total:
         return not_applicable("no expected arguments")
@@ -195,8 +195,11 @@ class _ExpectedArgs:
 
     __slots__ = ("_diagonals", "_rows", "_texts", "args", "by_tool", "total", "wanted")
 
-    def __init__(self, test_case: EvalTestCase) -> None:
-        self.wanted = [call for call in expected_calls(test_case) if call.args]
+    def __init__(self, test_case: EvalTestCase,
+                 calls: Sequence[ExpectedCall] | None = None) -> None:
+        if calls is None:
+            calls = expected_calls(test_case)
+        self.wanted = [call for call in calls if call.args]
         """The expected calls that list arguments."""
         self.total = sum(len(call.args) for call in self.wanted)
         """Their expected key-value pairs."""
@@ -208,6 +211,12 @@ class _ExpectedArgs:
         self._texts: dict[str, bytes | None] = {}
         self._rows: dict[int, ExpectedArgs] | None = None
         self._diagonals: frozenset[str] | None = None
+
+    @classmethod
+    def of(cls, case: CompiledCase) -> _ExpectedArgs:
+        """The form of ``case``, from the expected calls it checked once for every metric
+        that reads them (:meth:`CompiledCase.derived`)."""
+        return cls(case.test_case, case.once(expected_calls))
 
     def made_as_written(self, tool: str, actual: list[Mapping[str, Any]]) -> bool:
         """True when ``tool``'s executed arguments are its expected ones, call for call in
@@ -385,7 +394,7 @@ class ExpectedArgs:
     one raises TestCaseError naming ``where`` and the key.
     """
 
-    __slots__ = ("args", "items", "plain_items", "where")
+    __slots__ = ("args", "first", "items", "plain_items", "where")
 
     def __init__(self, args: Mapping[str, Any], where: str) -> None:
         self.args = args
@@ -399,6 +408,9 @@ class ExpectedArgs:
         self.plain_items: list[tuple[str, Any, int, Callable[[Any], Verdict] | None]] | None = None
         """:attr:`items` as :meth:`weight_plain` reads them, built on its first call (a case
         scored once may never need them)."""
+        self.first = self.items
+        """:attr:`items` in the order :meth:`whole` tries them: as sorted, where a matcher
+        may stand (its test is user-steered: it runs where it always ran)."""
 
     @classmethod
     def plain(cls, args: Mapping[str, Any], where: str) -> ExpectedArgs:
@@ -415,6 +427,11 @@ class ExpectedArgs:
             for key, value in sorted(args.items(), key=lambda item: str(item[0]))
         ]
         row.plain_items = None
+        # The scalars first: a call of another purpose usually differs in one (a path, an
+        # id), found by one ==, before a whole list or object is walked. Every test here is a
+        # comparison of JSON values, so the order changes only how soon a miss is seen.
+        row.first = ([item for item in row.items if item[2] is None]
+                     + [item for item in row.items if item[2] is not None])
         return row
 
     def weight(self, actual: Mapping[str, Any]) -> int:
@@ -437,7 +454,7 @@ class ExpectedArgs:
         """Whether ``actual`` matches every expected value (:meth:`weight` is the count):
         the first value missed ends the look, the usual answer for a call of another
         purpose."""
-        for key, plain, field in self.items:
+        for key, plain, field in self.first:
             got = actual.get(key, MISSING)
             if field is None:
                 kind = type(got)

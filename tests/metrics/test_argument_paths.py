@@ -193,6 +193,9 @@ def test_plain_rows_are_the_compiled_rows(args: dict[str, Any]) -> None:
                for a, b in zip(built.items, compiled.items, strict=True))
     assert (built.args, built.where, built.plain_items) == (
         compiled.args, compiled.where, compiled.plain_items)
+    # whole() tries the scalars first: the same items, another order.
+    assert sorted(built.first, key=lambda item: item[0]) == built.items
+    assert compiled.first == compiled.items
 
 
 def test_plain_rows_are_taken_where_the_text_allows() -> None:
