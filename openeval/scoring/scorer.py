@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from openeval.errors import OpenEvalError
 from openeval.metrics.base import case_decides, measurement_scores, reads_compiled
 from openeval.metrics.registry import metric_class
-from openeval.results.records import CheckResult, CheckSpec, check_result
+from openeval.results.records import CheckResult, CheckSpec, kept_check_result
 from openeval.scores import Score, Scores, verdict
 
 if TYPE_CHECKING:
@@ -152,10 +152,11 @@ def _run_metric(spec: CheckSpec, trace: AgentTrace, plan: CasePlan) -> CheckResu
         found = (metric.measure_compiled(trace, plan.compiled) if compiled
                  else metric.measure(trace, plan.test_case))
     if not found.applicable:
-        return check_result(spec, "n.a.", (), _bounded(found.details))
+        return kept_check_result(spec, "n.a.", (), _bounded(found.details))
     scores = measurement_scores(spec.kind, found)
-    return check_result(spec, verdict(scores, spec.threshold), scores, _bounded(found.details),
-                        _bounded_data(found.data) if found.data else None)
+    return kept_check_result(spec, verdict(scores, spec.threshold), scores,
+                             _bounded(found.details),
+                             _bounded_data(found.data) if found.data else None)
 
 
 def _run_check(

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from openeval.errors import OpenEvalError, TestCaseError
-from openeval.results.records import CaseResult, scored_case
+from openeval.results.records import CaseResult
 from openeval.results.trials import DEFAULT_FLAKY_BAND, DEFAULT_RULE, FlakyBand, TrialsRule
 from openeval.suite.discover import display_path
 
@@ -240,11 +240,16 @@ def evaluate_case(
                 real=None if named_by_key else trace_real)
     trace, trace_format = read_trace(trace_file, plan.format,
                                      options=case_options(plan, test_case))
-    return scored_case(
-        case_id or test_case.task_id, test_case.task_id, display_path(testcase_path),
-        display_path(trace_file), trace_format, score(trace, case_plan), trace.task_id,
-        task_id_warning(test_case.task_id, trace.task_id, trace_file),
-        _excerpt(trace, test_case, plan),
+    return CaseResult(
+        case_id=case_id or test_case.task_id,
+        task_id=test_case.task_id,
+        testcase_path=display_path(testcase_path),
+        trace_path=display_path(trace_file),
+        trace_format=trace_format,
+        checks=score(trace, case_plan),
+        trace_task_id=trace.task_id,
+        warnings=task_id_warning(test_case.task_id, trace.task_id, trace_file),
+        trace_excerpt=_excerpt(trace, test_case, plan),
     )
 
 

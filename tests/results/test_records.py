@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from openeval.results.records import CaseResult, CheckResult, CheckSpec, check_result, scored_case
+from openeval.results.records import CheckResult, CheckSpec, check_result, kept_check_result
 from openeval.scores import Score
 
 
@@ -51,14 +52,18 @@ def test_a_result_object_is_the_spec_merged(spec: CheckSpec, scores: tuple[Score
     assert found["settings"] is not spec.settings  # a copy, as CheckSpec.to_dict makes
 
 
-@pytest.mark.parametrize("warnings", [(), ("the trace's task id 'x' differs",)])
-@pytest.mark.parametrize("checks", [(), (check_result(SPECS[0], "pass", SCORES[1], "ok"),)])
-def test_a_scored_case_is_the_dataclass_one(warnings: tuple[str, ...],
-                                            checks: tuple[CheckResult, ...]) -> None:
-    fields = ("case-1", "task-1", "s/case-1/testcase.json", "s/case-1/trace.json", "native",
-              checks, "task-1", warnings, None)
-    fast = scored_case(*fields)
-    built = CaseResult(*fields[:6], trace_task_id=fields[6], warnings=warnings)
-    assert fast == built and vars(fast) == vars(built)
-    assert list(vars(fast)) == list(vars(built))
-    assert fast.to_dict() == built.to_dict() and fast.status == built.status
+
+@pytest.mark.parametrize("data", [None, {"notes": ["extra: a"]}])
+def test_a_kept_result_is_the_dataclass_one(data: dict[str, Any] | None) -> None:
+    spec = SPECS[0]
+    kept = kept_check_result(spec, "pass", SCORES[1], "why", data)
+    built = CheckResult(spec, "pass", SCORES[1], "why", {} if data is None else data)
+    assert kept == built and vars(kept) == vars(built)
+    assert list(vars(kept)) == list(vars(built))
+    if data is None:
+        assert kept.data is not kept_check_result(spec, "pass", (), "why").data  # not shared
+    else:
+        assert kept.data is data
+    # Stored as the dataclass stores it (the class's shared keys), not in a dict of its own.
+    assert sys.getsizeof(vars(kept_check_result(spec, "pass", (), "why"))) == sys.getsizeof(
+        vars(CheckResult(spec, "pass", (), "why")))
