@@ -144,7 +144,7 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
                 partner[call.position] = (step, True)
             continue
         pairing = pair_calls([rows[call.position] for call in calls], executed[tool],
-                             plain=tool in plain)
+                             plain=tool in plain, first_whole=fast)
         matched += pairing.matched
         for call, column, gain in zip(calls, pairing.partners, pairing.gains, strict=True):
             partner[call.position] = (
@@ -331,7 +331,8 @@ class Pairing:
 
 
 def pair_calls(
-    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False
+    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False,
+    first_whole: bool = False,
 ) -> Pairing:
     """Return the pairing of ``expected`` calls' arguments with ``actual`` args that matches the
     most expected key-value pairs, no call used twice.
@@ -345,8 +346,13 @@ def pair_calls(
     identical expected calls against a million executed ones is one group against a few.
     ``plain`` says that every executed argument object is plain JSON
     (:func:`~openeval.values.is_plain_json`): the weights are then counted by
-    :meth:`ExpectedArgs.weight_plain`, with the same result.
+    :meth:`ExpectedArgs.weight_plain`, with the same result. ``first_whole`` first tries
+    :func:`_first_whole_pairing`, the same pairing without the table where it applies.
     """
+    if first_whole:
+        found = _first_whole_pairing(expected, actual, plain=plain)
+        if found is not None:
+            return found
     if len(expected) * len(actual) <= _DIRECT_LIMIT:
         weights = [[row.weight_plain(args) for args in actual] for row in expected] if plain \
             else [[row.weight(args) for args in actual] for row in expected]
@@ -356,6 +362,34 @@ def pair_calls(
                        for w, c in zip(weights, partners, strict=True)])
         return Pairing(partners, matched, len(expected) * len(actual), gains)
     return _pair_groups(expected, actual)
+
+
+def _first_whole_pairing(
+    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False
+) -> Pairing | None:
+    """The pairing :func:`pair_calls` finds when each expected call's first executed call
+    matching all its values (in order) is a different one; None otherwise, or past the
+    direct size.
+
+    No pair can weigh more than a whole match, so each such call's first column of greatest
+    weight is its first whole one: when these are all different,
+    :func:`~openeval.metrics._assignment.max_weight_assignment` returns them (one row: its
+    first best column; more: its shortcut for distinct best columns), and every gain is the
+    call's full count. A tool that failed the greedy search only for another call of the
+    case is then paired without its table (proposals/0320)."""
+    if not expected or not actual or len(expected) * len(actual) > _DIRECT_LIMIT:
+        return None
+    partners: list[int | None] = []
+    taken: set[int] = set()
+    for row in expected:
+        whole = row.whole_plain if plain else row.whole
+        column = next((c for c, args in enumerate(actual) if whole(args)), None)
+        if column is None or column in taken:
+            return None
+        taken.add(column)
+        partners.append(column)
+    gains = tuple(len(row.items) for row in expected)
+    return Pairing(partners, sum(gains), len(expected) * len(actual), gains)
 
 
 def _all_found(

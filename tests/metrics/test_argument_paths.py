@@ -24,7 +24,13 @@ from hypothesis import strategies as st
 from run_profile import examples
 
 from openeval.errors import OpenEvalError
-from openeval.metrics.arguments import ExpectedArgs, _ExpectedArgs, _strict_text, measure_arguments
+from openeval.metrics.arguments import (
+    ExpectedArgs,
+    _ExpectedArgs,
+    _strict_text,
+    measure_arguments,
+    pair_calls,
+)
 from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import is_plain_json
@@ -210,3 +216,40 @@ def test_plain_rows_are_taken_where_the_text_allows() -> None:
     assert form.text("f") is not None and form.text("g") is None
     assert [type(f).__name__ for _, _, f in rows[0].items] == ["Literal", "Literal"]
     assert type(rows[1].items[0][2]).__name__ != "Literal"
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.lists(_ARGS, min_size=1, max_size=4), st.data())
+def test_the_first_whole_pairing_is_the_table_pairing(expected: list[dict[str, Any]],
+                                                     data: Any) -> None:
+    """Paired without the table where each call's first whole match is its own, a tool
+    gets the partners, count and gains of the table (plain or not)."""
+    executed = data.draw(st.one_of(
+        st.lists(_ARGS, max_size=6),
+        st.permutations(expected).map(list),
+        st.lists(st.sampled_from(expected), max_size=6),
+        st.lists(st.one_of(st.sampled_from(expected), _ARGS), max_size=6),
+    ))
+    try:
+        rows = [ExpectedArgs(args, f"expected_tool_calls[{i}].args")
+                for i, args in enumerate(expected)]
+    except OpenEvalError:
+        return  # a NaN the case may not hold: no row to pair
+    for plain in (False, True) if is_plain_json(executed) else (False,):
+        fast = pair_calls(rows, executed, plain=plain, first_whole=True)
+        table = pair_calls(rows, executed, plain=plain)
+        assert (fast.partners, fast.matched, fast.gains, fast.work) == (
+            table.partners, table.matched, table.gains, table.work)
+
+
+def test_the_first_whole_pairing_is_taken_and_left() -> None:
+    """Taken where each call has its own first whole match; left to the table where two
+    calls would share one, or a call has none."""
+    from openeval.metrics.arguments import _first_whole_pairing
+
+    rows = [ExpectedArgs({"a": 1}, "x"), ExpectedArgs({"a": 2}, "y")]
+    taken = _first_whole_pairing(rows, [{"a": 2}, {"a": 1}, {"a": 1}])
+    assert taken is not None and taken.partners == [1, 0]
+    same = [ExpectedArgs({"a": 1}, "x"), ExpectedArgs({"a": 1}, "y")]
+    assert _first_whole_pairing(same, [{"a": 1}, {"a": 1}]) is None
+    assert _first_whole_pairing(rows, [{"a": 1}, {"a": 3}]) is None
