@@ -371,8 +371,8 @@ def _trials(
         numbered = [folder / n for n in sorted(filter(is_trial_name, listed_files),
                                                key=natural_key)
                     if (folder / n).is_file()]
-        trials_dir = folder / TRIALS_FOLDER
-        if TRIALS_FOLDER not in listed_folders or not trials_dir.is_dir():
+        trials_dir = folder / TRIALS_FOLDER if TRIALS_FOLDER in listed_folders else None
+        if trials_dir is None or not trials_dir.is_dir():
             return (numbered, "trace-N files") if numbered else None
         if numbered:
             return [], (f"both trace-N files and a {TRIALS_FOLDER}/ folder; keep one kind of "
