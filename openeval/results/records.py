@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal
 
 from openeval.results.excerpt import TraceExcerpt
@@ -238,6 +239,9 @@ def kept_check_result(spec: CheckSpec, verdict: Verdict, scores: tuple[Score, ..
     return result
 
 
+_verdict_of = attrgetter("verdict")
+
+
 @dataclass(frozen=True)
 class CaseResult:
     """The outcome of one case: its check results, or the reason it could not be scored.
@@ -293,7 +297,11 @@ class CaseResult:
     def status(self) -> CaseStatus:
         """``error``, else ``failed`` when a check failed (for trials: when the rule is not
         met), else ``passed`` when one passed, else ``n.a.`` (nothing was judged)."""
-        if self.errored:
+        if self.error is not None:
+            return "error"
+        # The verdicts gathered once, in C: what errored (the checks' part) and the rest read.
+        verdicts = set(map(_verdict_of, self.checks))
+        if "error" in verdicts or any(t.errored for t in self.trials):
             return "error"
         if self.trials:
             if all(t.status == "n.a." for t in self.trials):
@@ -301,7 +309,6 @@ class CaseResult:
             rule = TrialsRule.parse(self.trials_rule or DEFAULT_RULE)
             passed = sum(t.passed for t in self.trials)
             return "passed" if rule.passes(len(self.trials), passed) else "failed"
-        verdicts = {c.verdict for c in self.checks}
         if "fail" in verdicts:
             return "failed"
         return "passed" if "pass" in verdicts else "n.a."

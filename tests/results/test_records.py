@@ -8,7 +8,13 @@ from typing import Any
 
 import pytest
 
-from openeval.results.records import CheckResult, CheckSpec, check_result, kept_check_result
+from openeval.results.records import (
+    CaseResult,
+    CheckResult,
+    CheckSpec,
+    check_result,
+    kept_check_result,
+)
 from openeval.scores import Score
 
 
@@ -67,3 +73,42 @@ def test_a_kept_result_is_the_dataclass_one(data: dict[str, Any] | None) -> None
     # Stored as the dataclass stores it (the class's shared keys), not in a dict of its own.
     assert sys.getsizeof(vars(kept_check_result(spec, "pass", (), "why"))) == sys.getsizeof(
         vars(CheckResult(spec, "pass", (), "why")))
+
+
+def _status_as_written(case: CaseResult) -> str:
+    """The status rule step by step, as it read before the verdicts were gathered once."""
+    if case.errored:
+        return "error"
+    if case.trials:
+        if all(_status_as_written(t) == "n.a." for t in case.trials):
+            return "n.a."
+        from openeval.results.trials import TrialsRule
+
+        passed = sum(_status_as_written(t) in ("passed", "n.a.") for t in case.trials)
+        return "passed" if TrialsRule.parse(case.trials_rule or "all").passes(
+            len(case.trials), passed) else "failed"
+    verdicts = {c.verdict for c in case.checks}
+    if "fail" in verdicts:
+        return "failed"
+    return "passed" if "pass" in verdicts else "n.a."
+
+
+def _case(verdicts: list[str], **fields: Any) -> CaseResult:
+    checks = tuple(check_result(SPECS[0], v, (), "d") for v in verdicts)  # type: ignore[arg-type]
+    return CaseResult("c", "t", None, None, None, checks=checks, **fields)
+
+
+STATUS_CASES = [
+    _case([]), _case(["pass"]), _case(["n.a.", "n.a."]), _case(["pass", "fail"]),
+    _case(["fail", "error", "pass"]), _case(["pass"], error="unreadable"),
+    _case([], trials=(_case(["pass"]), _case(["fail"])), trials_rule="majority"),
+    _case([], trials=(_case(["pass"]), _case(["error"])), trials_rule="all"),
+    _case([], trials=(_case(["n.a."]), _case([])), trials_rule="all"),
+    _case([], trials=(_case(["pass"]), _case(["pass"])), trials_rule="pass_at_k=1"),
+]
+
+
+@pytest.mark.parametrize("case", STATUS_CASES)
+def test_a_case_status_follows_the_rule(case: CaseResult) -> None:
+    assert case.status == _status_as_written(case)
+    assert case.errored == (case.status == "error")
