@@ -455,10 +455,12 @@ class ExpectedArgs:
         row: ExpectedArgs = object.__new__(cls)
         row.args = args
         row.where = where
+        # Sorted as __init__ sorts: a strict text has only exact str keys (orjson refuses any
+        # other), all different, so the pairs order by their keys and no value is compared.
         row.items = [
             (key, value, None) if type(value) in _SCALARS and value == value
             else (key, _ABSENT, MatchLiteral(value))
-            for key, value in sorted(args.items(), key=lambda item: str(item[0]))
+            for key, value in sorted(args.items())
         ]
         row.plain_items = None
         # The scalars first: a call of another purpose usually differs in one (a path, an
