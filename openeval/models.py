@@ -270,6 +270,24 @@ def run_duration(steps: list[TraceStep]) -> RunDuration | None:
     """
     import math
 
+    stamps = [step.timestamp for step in steps]
+    if all(map(math.isfinite, stamps)):
+        # The usual trace, every timestamp finite: its span found in C. The loop below gives
+        # the same figure, and is the one that names a step whose figure is no duration.
+        positive = [stamp for stamp in stamps if stamp > 0]
+        if positive:
+            earliest, latest = min(positive), max(positive)
+            if latest > earliest:
+                span = latest - earliest
+                if math.isfinite(span * 1000.0):
+                    return RunDuration(span, span * 1000.0, "timestamps")
+    return _run_duration(steps)
+
+
+def _run_duration(steps: list[TraceStep]) -> RunDuration | None:
+    """:func:`run_duration` step by step: the rule as written, and every error it names."""
+    import math
+
     earliest = latest = 0.0
     latencies: list[tuple[TraceStep, float]] = []
     for step in steps:

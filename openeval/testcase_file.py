@@ -83,7 +83,9 @@ def check_metric_names(document: dict[str, object], *, source: str | Path | None
     selected = document.get("metrics")
     thresholds = document.get("thresholds")
     names = selected if isinstance(selected, list) else None
-    check_names(names, thresholds if isinstance(thresholds, dict) else (), error=error)
+    named = thresholds if isinstance(thresholds, dict) else ()
+    if names is not None or named:  # else rules 1 and 2 have no name to judge
+        check_names(names, named, error=error)
     checks = document.get("checks")
     check_expectations(document, names, checks if isinstance(checks, list) else (),
                        error=error)

@@ -8,9 +8,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from openeval.errors import OpenEvalError
-from openeval.models import AgentTrace, EvalTestCase, MetricResult, TraceStep
+from openeval.models import (
+    AgentTrace,
+    EvalTestCase,
+    MetricResult,
+    RunDuration,
+    TraceStep,
+    _run_duration,
+    run_duration,
+)
 
 FULL_STEP = TraceStep(
     step_id=3,
@@ -166,3 +176,33 @@ def test_run_duration(row: dict[str, Any]) -> None:
     assert found.seconds == pytest.approx(row["seconds"])
     assert found.milliseconds == pytest.approx(row["seconds"] * 1000)
     assert found.source == row["source"]
+
+
+def _duration_or_error(steps: list[TraceStep], measure: Any) -> object:
+    try:
+        return measure(steps)
+    except OpenEvalError as exc:
+        return ("error", str(exc))
+    except TypeError as exc:
+        return ("type error", str(exc))
+
+
+_STAMPS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 10**6),
+    st.sampled_from([0.0, -0.0, 1e308, -1e308, 5e-324, 1767225600.0, True]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_STAMPS, st.one_of(st.none(), st.floats(), st.integers(-3, 9)))))
+def test_run_duration_fast_path_is_the_loop(rows: list[tuple[Any, Any]]) -> None:
+    """The fast path of ``run_duration`` (every timestamp finite, span found in C) gives the
+    step-by-step rule's figure, or its error, on every list of steps."""
+    steps = [TraceStep(step_id=i, type="tool_call", timestamp=stamp, latency_ms=latency)
+             for i, (stamp, latency) in enumerate(rows, 1)]
+    fast = _duration_or_error(steps, run_duration)
+    slow = _duration_or_error(steps, _run_duration)
+    assert fast == slow
+    if isinstance(fast, RunDuration):
+        assert (type(fast.seconds), type(fast.milliseconds)) == (
+            type(slow.seconds), type(slow.milliseconds))  # type: ignore[union-attr]

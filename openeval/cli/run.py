@@ -174,7 +174,9 @@ def run(
             check_trials_rule(trials_rule)
             if target.suite_dir is None and trials_rule is not None:
                 raise SuiteError("--trials-rule applies to cases with trials, found in a --suite")
-            diff_reports = parse_diff_reports(baseline.reports)
+            # Without --baseline-report there is no format to check: the comparison formats
+            # (and the plugins that may add some) are not looked up.
+            diff_reports = parse_diff_reports(baseline.reports) if baseline.reports else []
             if diff_reports and baseline.folder is None:
                 raise SuiteError("--baseline-report needs --baseline DIR to compare with")
             if baseline.history and baseline.folder is None:

@@ -33,12 +33,11 @@ def validate_test_case_matchers(
     """
     calls = document.get("expected_tool_calls") or []
     trajectory = document.get("trajectory")
-    spec = (
-        TrajectorySpec.from_json(trajectory, "trajectory", source)
-        if trajectory is not None else TrajectorySpec()
-    )
-    if trajectory is not None or calls_need_compiling(calls):
-        compile_calls(calls, spec, source=source)
+    if trajectory is not None:
+        compile_calls(calls, TrajectorySpec.from_json(trajectory, "trajectory", source),
+                      source=source)
+    elif calls_need_compiling(calls):
+        compile_calls(calls, TrajectorySpec(), source=source)
     read_constraints(calls, source=source)
     _edges_need_a_trajectory(calls, trajectory, "expected_tool_calls", source)
     if document.get("turns") is not None:

@@ -96,21 +96,22 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
         shared = counts_match(trace.steps, test_case)
         if shared is not None:
             return arguments_by_rules(shared, trace, test_case)
-    form = case.once(_ExpectedArgs)
+    form = case.derived(_ExpectedArgs.of)
     wanted, total, by_tool = form.wanted, form.total, form.by_tool
     if not total:
         return not_applicable("no expected arguments")
-    executed: dict[str, list[Mapping[str, Any]]] = {name: [] for name in by_tool}
     made: dict[str, list[TraceStep]] = {name: [] for name in by_tool}
     denied: Counter[str] = Counter()
     for step in trace.steps:
-        if step.type != "tool_call" or step.tool_name not in executed:
-            continue
-        if step.denied:
-            denied[step.tool_name] += 1
-        else:
-            executed[step.tool_name].append(step.tool_args or _NO_ARGS)
-            made[step.tool_name].append(step)
+        if step.type == "tool_call":
+            name = step.tool_name
+            if name in made:
+                if step.denied:
+                    denied[name] += 1
+                else:
+                    made[name].append(step)
+    executed: dict[str, list[Mapping[str, Any]]] = {
+        name: [step.tool_args or _NO_ARGS for step in steps] for name, steps in made.items()}
 
     passed = f"expected argument values matched: {total}/{total}"
     # Tools whose calls were made exactly as written, in order: each call matched whole by
@@ -118,7 +119,7 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
     exact = {tool for tool in by_tool if fast and form.made_as_written(tool, executed[tool])}
     if len(exact) == len(by_tool):
         return Measurement(1.0, passed)
-    rows = form.rows()
+    rows = form.rows(plain=fast)
     rest = [tool for tool in by_tool if tool not in exact]
     # Knowing a tool's executed arguments plain JSON costs about one comparison per call; it
     # pays where each executed call meets several expected ones.
@@ -143,7 +144,7 @@ def measure_arguments(trace: AgentTrace, case: CompiledCase, *, fast: bool = Tru
                 partner[call.position] = (step, True)
             continue
         pairing = pair_calls([rows[call.position] for call in calls], executed[tool],
-                             plain=tool in plain)
+                             plain=tool in plain, first_whole=fast)
         matched += pairing.matched
         for call, column, gain in zip(calls, pairing.partners, pairing.gains, strict=True):
             partner[call.position] = (
@@ -194,8 +195,11 @@ class _ExpectedArgs:
 
     __slots__ = ("_diagonals", "_rows", "_texts", "args", "by_tool", "total", "wanted")
 
-    def __init__(self, test_case: EvalTestCase) -> None:
-        self.wanted = [call for call in expected_calls(test_case) if call.args]
+    def __init__(self, test_case: EvalTestCase,
+                 calls: Sequence[ExpectedCall] | None = None) -> None:
+        if calls is None:
+            calls = expected_calls(test_case)
+        self.wanted = [call for call in calls if call.args]
         """The expected calls that list arguments."""
         self.total = sum(len(call.args) for call in self.wanted)
         """Their expected key-value pairs."""
@@ -207,6 +211,12 @@ class _ExpectedArgs:
         self._texts: dict[str, bytes | None] = {}
         self._rows: dict[int, ExpectedArgs] | None = None
         self._diagonals: frozenset[str] | None = None
+
+    @classmethod
+    def of(cls, case: CompiledCase) -> _ExpectedArgs:
+        """The form of ``case``, from the expected calls it checked once for every metric
+        that reads them (:meth:`CompiledCase.derived`)."""
+        return cls(case.test_case, case.once(expected_calls))
 
     def made_as_written(self, tool: str, actual: list[Mapping[str, Any]]) -> bool:
         """True when ``tool``'s executed arguments are its expected ones, call for call in
@@ -243,13 +253,18 @@ class _ExpectedArgs:
             self._texts[tool] = _strict_text(self.args[tool])
         return self._texts[tool]
 
-    def rows(self) -> dict[int, ExpectedArgs]:
+    def rows(self, *, plain: bool = False) -> dict[int, ExpectedArgs]:
         """Each expected call's arguments compiled, by position in ``expected_tool_calls``;
-        raises TestCaseError at the first malformed matcher (and keeps nothing)."""
+        raises TestCaseError at the first malformed matcher (and keeps nothing).
+
+        ``plain``: a tool with a :meth:`text` holds no matcher and nothing that fails to
+        compile, so each of its values is the :class:`Literal` compiling would give, built
+        without the compiler's walk (:meth:`ExpectedArgs.plain`; proposals/0320)."""
         if self._rows is None:
             self._rows = {
-                call.position: ExpectedArgs(call.args,
-                                            f"expected_tool_calls[{call.position}].args")
+                call.position: (ExpectedArgs.plain if plain and self.text(call.tool) is not None
+                                else ExpectedArgs)(
+                    call.args, f"expected_tool_calls[{call.position}].args")
                 for call in self.wanted
             }
         return self._rows
@@ -316,7 +331,8 @@ class Pairing:
 
 
 def pair_calls(
-    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False
+    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False,
+    first_whole: bool = False,
 ) -> Pairing:
     """Return the pairing of ``expected`` calls' arguments with ``actual`` args that matches the
     most expected key-value pairs, no call used twice.
@@ -330,8 +346,13 @@ def pair_calls(
     identical expected calls against a million executed ones is one group against a few.
     ``plain`` says that every executed argument object is plain JSON
     (:func:`~openeval.values.is_plain_json`): the weights are then counted by
-    :meth:`ExpectedArgs.weight_plain`, with the same result.
+    :meth:`ExpectedArgs.weight_plain`, with the same result. ``first_whole`` first tries
+    :func:`_first_whole_pairing`, the same pairing without the table where it applies.
     """
+    if first_whole:
+        found = _first_whole_pairing(expected, actual, plain=plain)
+        if found is not None:
+            return found
     if len(expected) * len(actual) <= _DIRECT_LIMIT:
         weights = [[row.weight_plain(args) for args in actual] for row in expected] if plain \
             else [[row.weight(args) for args in actual] for row in expected]
@@ -341,6 +362,34 @@ def pair_calls(
                        for w, c in zip(weights, partners, strict=True)])
         return Pairing(partners, matched, len(expected) * len(actual), gains)
     return _pair_groups(expected, actual)
+
+
+def _first_whole_pairing(
+    expected: Sequence[ExpectedArgs], actual: Sequence[Mapping[str, Any]], *, plain: bool = False
+) -> Pairing | None:
+    """The pairing :func:`pair_calls` finds when each expected call's first executed call
+    matching all its values (in order) is a different one; None otherwise, or past the
+    direct size.
+
+    No pair can weigh more than a whole match, so each such call's first column of greatest
+    weight is its first whole one: when these are all different,
+    :func:`~openeval.metrics._assignment.max_weight_assignment` returns them (one row: its
+    first best column; more: its shortcut for distinct best columns), and every gain is the
+    call's full count. A tool that failed the greedy search only for another call of the
+    case is then paired without its table (proposals/0320)."""
+    if not expected or not actual or len(expected) * len(actual) > _DIRECT_LIMIT:
+        return None
+    partners: list[int | None] = []
+    taken: set[int] = set()
+    for row in expected:
+        whole = row.whole_plain if plain else row.whole
+        column = next((c for c, args in enumerate(actual) if whole(args)), None)
+        if column is None or column in taken:
+            return None
+        taken.add(column)
+        partners.append(column)
+    gains = tuple(len(row.items) for row in expected)
+    return Pairing(partners, sum(gains), len(expected) * len(actual), gains)
 
 
 def _all_found(
@@ -379,7 +428,7 @@ class ExpectedArgs:
     one raises TestCaseError naming ``where`` and the key.
     """
 
-    __slots__ = ("args", "items", "plain_items", "where")
+    __slots__ = ("args", "first", "items", "plain_items", "where")
 
     def __init__(self, args: Mapping[str, Any], where: str) -> None:
         self.args = args
@@ -393,6 +442,33 @@ class ExpectedArgs:
         self.plain_items: list[tuple[str, Any, int, Callable[[Any], Verdict] | None]] | None = None
         """:attr:`items` as :meth:`weight_plain` reads them, built on its first call (a case
         scored once may never need them)."""
+        self.first = self.items
+        """:attr:`items` in the order :meth:`whole` tries them: as sorted, where a matcher
+        may stand (its test is user-steered: it runs where it always ran)."""
+
+    @classmethod
+    def plain(cls, args: Mapping[str, Any], where: str) -> ExpectedArgs:
+        """``ExpectedArgs(args, where)`` of arguments orjson writes strictly, with no ``"$``
+        in their text, fewer than MAX_JSON_DEPTH brackets and no NaN or infinity (a tool's
+        :meth:`_ExpectedArgs.text`): each value that is no plain scalar then compiles to
+        ``Literal(value)``, which is built here directly. Tests hold the two equal."""
+        row: ExpectedArgs = object.__new__(cls)
+        row.args = args
+        row.where = where
+        # Sorted as __init__ sorts: a strict text has only exact str keys (orjson refuses any
+        # other), all different, so the pairs order by their keys and no value is compared.
+        row.items = [
+            (key, value, None) if type(value) in _SCALARS and value == value
+            else (key, _ABSENT, MatchLiteral(value))
+            for key, value in sorted(args.items())
+        ]
+        row.plain_items = None
+        # The scalars first: a call of another purpose usually differs in one (a path, an
+        # id), found by one ==, before a whole list or object is walked. Every test here is a
+        # comparison of JSON values, so the order changes only how soon a miss is seen.
+        row.first = ([item for item in row.items if item[2] is None]
+                     + [item for item in row.items if item[2] is not None])
+        return row
 
     def weight(self, actual: Mapping[str, Any]) -> int:
         """Return how many expected key-value pairs ``actual`` matches."""
@@ -414,7 +490,7 @@ class ExpectedArgs:
         """Whether ``actual`` matches every expected value (:meth:`weight` is the count):
         the first value missed ends the look, the usual answer for a call of another
         purpose."""
-        for key, plain, field in self.items:
+        for key, plain, field in self.first:
             got = actual.get(key, MISSING)
             if field is None:
                 kind = type(got)

@@ -23,6 +23,10 @@ from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, MetricResult
 from openeval.scores import Score, Scores, verdict
 
+_set = object.__setattr__
+_NEW_DICT: Any = object()
+"""The default of :attr:`Measurement.data`: a new empty dict for each measurement."""
+
 
 @dataclass(frozen=True)
 class Measurement:
@@ -42,6 +46,15 @@ class Measurement:
     """Structured findings beside the details, JSON values only and bounded: the alignment of
     expected and executed calls (``alignment``, ``first_divergence``) and ``notes`` worth a
     look on a pass (proposals/0050). Empty for most measurements."""
+
+    def __init__(self, score: float, details: str, applicable: bool = True,
+                 passed: bool | None = None, data: Mapping[str, Any] = _NEW_DICT) -> None:
+        # Written out rather than generated, as Score's is: every metric makes one per trace,
+        # and the frozen dataclass's own sets each field through a guarded setattr
+        # (proposals/0320). Same fields, same defaults (a new dict when data is not given).
+        _set(self, "__dict__", {"score": score, "details": details, "applicable": applicable,
+                                "passed": passed,
+                                "data": {} if data is _NEW_DICT else data})
 
 
 def measurement_scores(name: str, found: Measurement) -> tuple[Score, ...]:

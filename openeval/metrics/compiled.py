@@ -32,7 +32,7 @@ class CompiledCase:
 
     def __init__(self, test_case: EvalTestCase) -> None:
         self.test_case = test_case
-        self._built: dict[Callable[[EvalTestCase], Any], Any] = {}
+        self._built: dict[Callable[..., Any], Any] = {}
 
     def once(self, build: Callable[[EvalTestCase], T]) -> T:
         """Return ``build(test_case)``, built on the first call and kept for the next ones."""
@@ -42,6 +42,18 @@ class CompiledCase:
             pass
         value = build(self.test_case)
         self._built[build] = value  # two threads may both build it: the same value either way
+        return value
+
+    def derived(self, build: Callable[[CompiledCase], T]) -> T:
+        """Return ``build(self)``, built on the first call and kept: a form made from other
+        forms (read with :meth:`once`), so that two forms reading one, such as the checked
+        expected calls, share its build."""
+        try:
+            return cast(T, self._built[build])
+        except KeyError:
+            pass
+        value = build(self)
+        self._built[build] = value
         return value
 
     def __reduce__(self) -> tuple[type[CompiledCase], tuple[EvalTestCase]]:

@@ -58,7 +58,7 @@ class ToolSelectionAccuracy(Metric):
             shared = counts_match(trace.steps, test_case)
             if shared is not None:
                 return selection_by_rules(shared, trace, test_case)
-        expected = case.once(_expected_counts)
+        expected = case.derived(_expected_counts)
         if not expected:
             return not_applicable("no expected tool calls")
         # Counted in C, in the order the trace first names each tool.
@@ -91,15 +91,15 @@ class ToolSelectionAccuracy(Metric):
             parts.append(extras)
         if not missing:  # a pass with extra calls: worth a note, not a failure
             return Measurement(score, join_bounded(parts), data={"notes": [extras]})
-        rows = selection_rows(trace.steps, [call.tool for call in expected_calls(test_case)])
+        rows = selection_rows(trace.steps, [call.tool for call in case.once(expected_calls)])
         return Measurement(score, with_unrecorded_note(join_bounded(parts), score, trace),
                            data=alignment_data(rows))
 
 
-def _expected_counts(test_case: EvalTestCase) -> dict[str, int]:
+def _expected_counts(case: CompiledCase) -> dict[str, int]:
     """How many times each tool is expected, in the order the case first names it."""
     expected: dict[str, int] = {}
-    for call in expected_calls(test_case):
+    for call in case.once(expected_calls):
         expected[call.tool] = expected.get(call.tool, 0) + 1
     return expected
 

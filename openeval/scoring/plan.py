@@ -100,21 +100,25 @@ def compile_plan(
         return TestCaseError(message, source=source, location=where)
 
     registered = metric_names()
-    check_metric_names(test_case.metrics, test_case.thresholds, error=error)
-    case_metrics = registered if test_case.metrics is None else list(test_case.metrics)
-    expectations = {key: getattr(test_case, key) for key in EXPECTATION_READERS}
-    check_expectations(expectations, test_case.metrics, test_case.checks, error=error)
-    run = set(registered if metrics is None else metrics)
-    chosen = set(case_metrics) & run
-    # Registry order, whatever order the case listed them in.
-    picked = tuple(name for name in registered if name in chosen)
+    if test_case.metrics is not None or test_case.thresholds != {}:  # else no name to judge
+        check_metric_names(test_case.metrics, test_case.thresholds, error=error)
+    if test_case.metrics is not None:  # else every metric runs: each expectation is read
+        expectations = {key: getattr(test_case, key) for key in EXPECTATION_READERS}
+        check_expectations(expectations, test_case.metrics, test_case.checks, error=error)
+    if test_case.metrics is None and metrics is None:
+        picked = tuple(registered)  # every metric, in registry order
+    else:
+        case_metrics = registered if test_case.metrics is None else list(test_case.metrics)
+        chosen = set(case_metrics) & set(registered if metrics is None else metrics)
+        # Registry order, whatever order the case listed them in.
+        picked = tuple(name for name in registered if name in chosen)
     lines = {name: test_case.thresholds.get(name, metric_class(name).default_threshold)
              for name in picked}
     try:
         specs: list[CheckSpec] = list(_metric_specs(tuple(lines.items())))
     except TypeError:  # a pass line that is no number (a case built in Python): as written
         specs = list(_metric_specs.__wrapped__(tuple(lines.items())))
-    used = {spec.name: f"metric {spec.name}" for spec in specs}
+    used = {spec.name: f"metric {spec.name}" for spec in specs} if test_case.checks else {}
     code: dict[str, CodeCheckRef] = {}
     for i, entry in enumerate(test_case.checks):
         where = f"checks[{i}]"

@@ -22,12 +22,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import cache
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError
 from openeval.metrics.base import case_decides, measurement_scores, reads_compiled
 from openeval.metrics.registry import metric_class
-from openeval.results.records import CheckResult, CheckSpec
+from openeval.results.records import CheckResult, CheckSpec, kept_check_result
 from openeval.scores import Score, Scores, verdict
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
     memo = memo_type()  # what the checks derive from this trace, derived once
     test_case = plan.test_case
     # Only checks read the scores of the entries before them; metrics never do.
-    keep = any(spec.family != "metric" for spec in plan.checks)
+    keep = not set(map(_family, plan.checks)) <= _METRIC_ONLY  # the families, found in C
     for spec in plan.checks:
         # A library check is the usual entry: run here, not through _run_isolated's two
         # calls (proposals/0300-score-loop-once-per-check.md); the same try, the same results.
@@ -80,6 +81,9 @@ def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
         results.append(result)
     return tuple(results)
 
+
+_family = attrgetter("family")
+_METRIC_ONLY = frozenset({"metric"})
 
 _RUNNER: tuple[Callable[..., CheckResult], type[TraceMemo]] | None = None
 
@@ -152,10 +156,11 @@ def _run_metric(spec: CheckSpec, trace: AgentTrace, plan: CasePlan) -> CheckResu
         found = (metric.measure_compiled(trace, plan.compiled) if compiled
                  else metric.measure(trace, plan.test_case))
     if not found.applicable:
-        return CheckResult(spec, "n.a.", (), _bounded(found.details))
+        return kept_check_result(spec, "n.a.", (), _bounded(found.details))
     scores = measurement_scores(spec.kind, found)
-    return CheckResult(spec, verdict(scores, spec.threshold), scores, _bounded(found.details),
-                       _bounded_data(found.data) if found.data else {})
+    return kept_check_result(spec, verdict(scores, spec.threshold), scores,
+                             _bounded(found.details),
+                             _bounded_data(found.data) if found.data else None)
 
 
 def _run_check(

@@ -325,6 +325,8 @@ class SuiteConfig:
 
         Raises the error of the first configuration on the way that cannot be used.
         """
+        if not (self.layers or self.problems or self.parents) and self.parent_problem is None:
+            return ()  # a suite without configuration files: nothing on any chain
         chain = self.chain(testcase_path)
         if chain and self.parent_problem is not None:
             raise self.parent_problem

@@ -294,6 +294,13 @@ def display_path(path: Path | str) -> str:
 
 
 def _case_id(root: Path, path: Path) -> str:
+    """``display_path(path.relative_to(root))``; the paths discovery makes (the root's text, a
+    slash, plain names) are cut as text, any other goes through pathlib."""
+    top, text = str(root), str(path)
+    if text.startswith(top) and text[len(top):len(top) + 1] == "/" and top != "/":
+        rest = text[len(top) + 1:]
+        if rest and not {"", ".", ".."} & set(rest.split("/")):
+            return display_path(rest)
     return display_path(path.relative_to(root))
 
 
@@ -364,8 +371,8 @@ def _trials(
         numbered = [folder / n for n in sorted(filter(is_trial_name, listed_files),
                                                key=natural_key)
                     if (folder / n).is_file()]
-        trials_dir = folder / TRIALS_FOLDER
-        if TRIALS_FOLDER not in listed_folders or not trials_dir.is_dir():
+        trials_dir = folder / TRIALS_FOLDER if TRIALS_FOLDER in listed_folders else None
+        if trials_dir is None or not trials_dir.is_dir():
             return (numbered, "trace-N files") if numbered else None
         if numbered:
             return [], (f"both trace-N files and a {TRIALS_FOLDER}/ folder; keep one kind of "

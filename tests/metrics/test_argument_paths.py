@@ -24,7 +24,13 @@ from hypothesis import strategies as st
 from run_profile import examples
 
 from openeval.errors import OpenEvalError
-from openeval.metrics.arguments import ExpectedArgs, measure_arguments
+from openeval.metrics.arguments import (
+    ExpectedArgs,
+    _ExpectedArgs,
+    _strict_text,
+    measure_arguments,
+    pair_calls,
+)
 from openeval.metrics.compiled import CompiledCase
 from openeval.models import AgentTrace, EvalTestCase, TraceStep
 from openeval.values import is_plain_json
@@ -162,3 +168,96 @@ def test_fast_paths_agree_when_the_calls_hide_among_others(
         executed = executed[1:]
     fast, general = _both([list(c) for c in expected], [list(c) for c in executed])
     assert fast == general
+
+
+_KEYED = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.lists(inner, max_size=2).map(tuple),
+        st.dictionaries(st.sampled_from(["p", "q", "$regex", "$approx", "$x"]), inner,
+                        max_size=2)),
+    max_leaves=6,
+)
+
+
+def _row_items(row: ExpectedArgs) -> list[tuple[Any, ...]]:
+    return [(key, plain, type(field), None if field is None else field.source)
+            for key, plain, field in row.items]
+
+
+class _Key(str):
+    """A key orjson will not write strictly: such arguments never get plain rows."""
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b", "$c", "B", 1, _Key("k")]), _KEYED,
+                       min_size=1, max_size=3))
+def test_plain_rows_are_the_compiled_rows(args: dict[str, Any]) -> None:
+    """Where a tool's arguments have a strict text (no ``"$``, shallow, no NaN), the row
+    built without the compiler holds what compiling gives: each value a Literal of itself."""
+    if _strict_text([args]) is None:
+        return
+    compiled = ExpectedArgs(args, "expected_tool_calls[0].args")
+    built = ExpectedArgs.plain(args, "expected_tool_calls[0].args")
+    assert _row_items(built) == _row_items(compiled)
+    assert all(a[2] is b[2] or a[2].source is b[2].source
+               for a, b in zip(built.items, compiled.items, strict=True))
+    assert (built.args, built.where, built.plain_items) == (
+        compiled.args, compiled.where, compiled.plain_items)
+    # whole() tries the scalars first: the same items, another order.
+    assert sorted(built.first, key=lambda item: item[0]) == built.items
+    assert compiled.first == compiled.items
+
+
+def test_plain_rows_are_taken_where_the_text_allows() -> None:
+    """A tool of plain calls has a text (its rows are built without the compiler); a tool
+    whose calls hold a matcher has none, and its row keeps the compiled matcher."""
+    case = EvalTestCase(task_id="t", expected_tool_calls=[
+        {"tool": "f", "args": {"a": [1, 2], "b": {"p": "x"}}},
+        {"tool": "g", "args": {"a": {"$regex": "^x"}}},
+    ])
+    form = _ExpectedArgs(case)
+    rows = form.rows(plain=True)
+    assert form.text("f") is not None and form.text("g") is None
+    assert [type(f).__name__ for _, _, f in rows[0].items] == ["Literal", "Literal"]
+    assert type(rows[1].items[0][2]).__name__ != "Literal"
+    # Keys that are not exact strings leave no strict text, so no plain rows (which sort
+    # their pairs by key alone).
+    assert _strict_text([{1: "a"}]) is None and _strict_text([{_Key("k"): 1}]) is None
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.lists(_ARGS, min_size=1, max_size=4), st.data())
+def test_the_first_whole_pairing_is_the_table_pairing(expected: list[dict[str, Any]],
+                                                     data: Any) -> None:
+    """Paired without the table where each call's first whole match is its own, a tool
+    gets the partners, count and gains of the table (plain or not)."""
+    executed = data.draw(st.one_of(
+        st.lists(_ARGS, max_size=6),
+        st.permutations(expected).map(list),
+        st.lists(st.sampled_from(expected), max_size=6),
+        st.lists(st.one_of(st.sampled_from(expected), _ARGS), max_size=6),
+    ))
+    try:
+        rows = [ExpectedArgs(args, f"expected_tool_calls[{i}].args")
+                for i, args in enumerate(expected)]
+    except OpenEvalError:
+        return  # a NaN the case may not hold: no row to pair
+    for plain in (False, True) if is_plain_json(executed) else (False,):
+        fast = pair_calls(rows, executed, plain=plain, first_whole=True)
+        table = pair_calls(rows, executed, plain=plain)
+        assert (fast.partners, fast.matched, fast.gains, fast.work) == (
+            table.partners, table.matched, table.gains, table.work)
+
+
+def test_the_first_whole_pairing_is_taken_and_left() -> None:
+    """Taken where each call has its own first whole match; left to the table where two
+    calls would share one, or a call has none."""
+    from openeval.metrics.arguments import _first_whole_pairing
+
+    rows = [ExpectedArgs({"a": 1}, "x"), ExpectedArgs({"a": 2}, "y")]
+    taken = _first_whole_pairing(rows, [{"a": 2}, {"a": 1}, {"a": 1}])
+    assert taken is not None and taken.partners == [1, 0]
+    same = [ExpectedArgs({"a": 1}, "x"), ExpectedArgs({"a": 1}, "y")]
+    assert _first_whole_pairing(same, [{"a": 1}, {"a": 1}]) is None
+    assert _first_whole_pairing(rows, [{"a": 1}, {"a": 3}]) is None

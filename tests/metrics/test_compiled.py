@@ -64,3 +64,28 @@ class _Lenient(ArgumentCorrectness):
 def test_the_scorer_calls_a_subclass_measure() -> None:
     assert reads_compiled(ArgumentCorrectness)
     assert not reads_compiled(_Lenient)
+
+
+def test_a_derived_form_reads_the_shared_forms_once() -> None:
+    from openeval.metrics._common import expected_calls
+
+    built: list[str] = []
+
+    def counts(case: CompiledCase) -> int:
+        built.append("counts")
+        return len(case.once(expected_calls))
+
+    case = CompiledCase(EvalTestCase(task_id="t", expected_tool_calls=[
+        {"tool": "a", "args": {}}, {"tool": "b", "args": {"x": 1}}]))
+    assert case.derived(counts) == 2 and case.derived(counts) == 2
+    assert built == ["counts"]
+    assert case.once(expected_calls) is case.once(expected_calls)  # one build, shared
+
+
+def test_a_derived_build_that_raises_raises_every_time() -> None:
+    from openeval.metrics.tool_selection import _expected_counts
+
+    case = CompiledCase(EvalTestCase(task_id="t", expected_tool_calls=[{"tool": ""}]))
+    for _ in range(2):
+        with pytest.raises(TestCaseError, match="non-empty tool name"):
+            case.derived(_expected_counts)

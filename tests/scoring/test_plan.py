@@ -39,3 +39,31 @@ def test_plan(row: dict[str, Any]) -> None:
         ready = specs[name].arguments
         assert ready is not None
         assert {k: list(v) if isinstance(v, tuple) else v for k, v in ready.items()} == arguments
+
+
+PICKS = [
+    ({}, None), ({}, ["step_budget", "tool_selection_accuracy"]),
+    ({"metrics": ["step_budget", "output_contains"]}, None),
+    ({"metrics": ["output_contains", "step_budget"]}, ["step_budget"]),
+    ({"thresholds": {"step_efficiency": 0.25}}, None),
+    ({"metrics": ["step_efficiency"], "thresholds": {"step_efficiency": 0.0}}, None),
+    ({"checks": [{"check": "pii_leak"}]}, ["output_contains"]),
+]
+
+
+@pytest.mark.parametrize(("fields", "run"), PICKS)
+def test_the_metric_specs_follow_the_selection_rule(fields: dict[str, Any],
+                                                    run: list[str] | None) -> None:
+    """Every path through the selection (every metric, the case's list, the run's list, both)
+    gives the metrics both select, in registry order, each at its case or default line."""
+    from openeval.metrics.registry import metric_class, metric_names
+
+    case = EvalTestCase(task_id="t", **fields)
+    plan = compile_plan(case, metrics=run)
+    chosen = [name for name in metric_names()
+              if (case.metrics is None or name in case.metrics) and (run is None or name in run)]
+    found = [(s.name, s.threshold) for s in plan.checks if s.family == "metric"]
+    assert found == [(name, case.thresholds.get(name, metric_class(name).default_threshold))
+                     for name in chosen]
+    assert [s.name for s in plan.checks if s.family != "metric"] == [
+        entry.get("name", entry["check"]) for entry in case.checks]

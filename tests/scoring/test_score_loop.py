@@ -153,6 +153,11 @@ def test_a_check_result_is_the_dataclass_one(verdict: Any) -> None:
     assert fast == built and vars(fast) == vars(built)
     assert fast.to_dict() == built.to_dict()
     assert fast.data is not check_result(spec, verdict, scores, "why").data  # never shared
+    data = {"notes": ["extra: send_email"]}
+    kept = check_result(spec, verdict, scores, "why", data)
+    assert kept == CheckResult(spec, verdict, scores, "why", data)
+    assert vars(kept) == vars(CheckResult(spec, verdict, scores, "why", data))
+    assert kept.data is data  # as the dataclass keeps it: the scorer bounded it already
 
 
 @dataclass(frozen=True)

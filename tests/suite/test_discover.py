@@ -74,3 +74,28 @@ def test_other_json_beside_a_trace_is_no_case(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "testcase.json").write_text("{}")
     assert [s.case_id for s in discover(tmp_path)] == ["d"]
+
+
+CASE_ID_PATHS = [
+    ("suite", "suite/case-1"), ("suite", "suite/a/b/testcase.json"), (".", "case-1"),
+    ("./suite", "suite/x"), ("/abs/suite", "/abs/suite/x/y"), ("/", "/x"),
+    ("suite/..", "suite/../x"), ("a/../b", "a/../b/c"), ("s", "s/ü/\udcff"),
+    ("s", "s/back\\slash/x"), ("s", "s/.hidden/x"), ("s", "s/..x/y"), ("suite", "suite"),
+]
+
+
+@pytest.mark.parametrize(("root", "path"), CASE_ID_PATHS)
+def test_a_case_id_cut_as_text_is_the_relative_path(root: str, path: str) -> None:
+    """The case id of a path below the suite folder, cut as text where it can be, is what
+    ``relative_to`` gives (or the same ValueError where the path is not below)."""
+    from openeval.suite.discover import _case_id, display_path
+
+    try:
+        expected: object = display_path(Path(path).relative_to(Path(root)))
+    except ValueError:
+        expected = ValueError
+    try:
+        found: object = _case_id(Path(root), Path(path))
+    except ValueError:
+        found = ValueError
+    assert found == expected
