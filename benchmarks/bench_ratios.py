@@ -43,6 +43,7 @@ sys.path.insert(0, str(HERE))
 
 import bench  # noqa: E402
 import gen_production  # noqa: E402
+from timing import best_cpu  # noqa: E402
 
 CHECKS = {"checks": [
     {"check": "pii_leak"},
@@ -107,12 +108,12 @@ def in_process(cases: int, repeat: int, agentevals: str | None) -> list[tuple[st
     messages = [_messages(c["calls"]) for c in generated]
     plans = [compile_plan(EvalTestCase.from_dict(bench_hotpath._test_case(n, c, False)))
              for n, c in enumerate(generated)]
-    ours = bench_hotpath._best(repeat, lambda: [
+    ours = best_cpu(repeat, lambda: [
         score(from_openai_messages(m, task_id=str(n)), p)
         for (n, m), p in zip(enumerate(messages), plans, strict=True)
     ]) / cases * 1e6
     pairs = [(m, c["expected"]) for m, c in zip(messages, generated, strict=True)]
-    floor = bench_hotpath._best(repeat, lambda: bench_hotpath.plain_loop(pairs)) / cases * 1e6
+    floor = best_cpu(repeat, lambda: bench_hotpath.plain_loop(pairs)) / cases * 1e6
     rows = [("one case in process, nine metrics", f"{ours:.0f} us/case"),
             ("  plain loop (floor)", f"{floor:.0f} us/case, {ours / floor:.1f}x of it")]
     if agentevals:
