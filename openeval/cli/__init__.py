@@ -126,8 +126,35 @@ class _Main:
         if (not extra and asked in (["--help"], ["-h"]) and shown == "openeval"
                 and sys.stdout is not None and _columns() >= _FULL_WIDTH):
             raise SystemExit(_print_help())
-        self._group().main(args, prog_name, **extra)
+        try:
+            self._group().main(args, prog_name, **extra)
+        except SystemExit as done:
+            _end_within_grace(done.code)
+            raise
         raise AssertionError("click's main always exits")  # pragma: no cover
+
+
+EXIT_GRACE_S = 15.0
+"""How long the process may take to end once the command has decided its exit code: threads
+or exit hooks a library left behind (a Ray node that half started, under a memory cap) must
+not hold it past that (proposals/0292-a-failed-ray-start-ends.md)."""
+
+
+def _end_within_grace(code: object) -> None:
+    """Arm a daemon timer that ends the process with ``code`` after :data:`EXIT_GRACE_S`.
+
+    Only the command line's own process arms it (``CliRunner`` calls the group's ``main``,
+    never this object): a process that ends on its own, as every one should, ends first and
+    takes the daemon timer with it; what it printed was flushed before the code was decided.
+    """
+    import threading
+    from contextlib import suppress
+
+    status = code if isinstance(code, int) else (0 if code is None else 1)
+    timer = threading.Timer(EXIT_GRACE_S, os._exit, args=(status,))
+    timer.daemon = True
+    with suppress(RuntimeError):  # no thread can start (a memory cap): it ends as it can
+        timer.start()
 
 
 def _print_help() -> int:
