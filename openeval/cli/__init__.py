@@ -126,82 +126,8 @@ class _Main:
         if (not extra and asked in (["--help"], ["-h"]) and shown == "openeval"
                 and sys.stdout is not None and _columns() >= _FULL_WIDTH):
             raise SystemExit(_print_help())
-        global _WATCH
-        if _WATCH is None:
-            _WATCH = _ExitWatch.start()
         self._group().main(args, prog_name, **extra)
         raise AssertionError("click's main always exits")  # pragma: no cover
-
-
-EXIT_GRACE_S = 15.0
-"""How long the process may take to end once the command has decided its exit code: threads
-or exit hooks a library left behind (a Ray node that half started, under a memory cap) must
-not hold it past that (proposals/0292-a-failed-ray-start-ends.md)."""
-
-
-class _ExitWatch:
-    """Ends the command line's process :data:`EXIT_GRACE_S` after its exit code is decided,
-    should something still hold it then.
-
-    Started when the process starts, while a thread can still be made: once Ray has used up
-    a capped address space, no new thread starts. What held the process in CI was the main
-    thread itself, in a C++ destructor (freeing Ray's half-made GCS client with the error's
-    traceback) that waits forever: only another thread can end it then. A process that ends
-    on its own, as every one should, takes this daemon thread with it. ``CliRunner`` and
-    in-process callers never start one (they call the group's ``main``).
-    """
-
-    def __init__(self) -> None:
-        import threading
-
-        self.decided = threading.Event()
-        self.code = 0
-
-    @classmethod
-    def start(cls) -> _ExitWatch | None:
-        """Return a running watch, or None when no thread can start."""
-        import threading
-
-        watch = cls()
-        thread = threading.Thread(target=watch.run, name="openeval-exit-watch", daemon=True)
-        # A small stack: the usual 8 MB of address space would be taken from what a capped
-        # process has left for the libraries it runs (Ray's threads abort without it).
-        try:
-            before: int | None = threading.stack_size(_WATCH_STACK)
-        except (RuntimeError, ValueError):  # a platform that cannot set it: the usual stack
-            before = None
-        try:
-            thread.start()
-        except RuntimeError:
-            return None
-        finally:
-            if before is not None:
-                threading.stack_size(before)
-        return watch
-
-    def run(self) -> None:
-        self.decided.wait()
-        while True:  # the grace runs from the last decision
-            self.decided.clear()
-            if not self.decided.wait(EXIT_GRACE_S):
-                os._exit(self.code)
-
-    def decide(self, code: object) -> None:
-        self.code = code if isinstance(code, int) else (0 if code is None else 1)
-        self.decided.set()
-
-
-_WATCH: _ExitWatch | None = None
-"""The process's watch, once :class:`_Main` has run as the process's command line."""
-_WATCH_STACK = 256 * 1024
-"""The watch thread's stack: ample for waiting and ``os._exit``."""
-
-
-def exit_decided(code: object) -> None:
-    """Say that the command has decided its exit code: the process ends with it within
-    :data:`EXIT_GRACE_S` (when it runs as the command line; for any other caller, nothing)."""
-    if _WATCH is not None:
-        _WATCH.decide(code)
 
 
 def _print_help() -> int:

@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 
 import click
 
-from openeval.cli import COMMANDS, exit_decided
+from openeval.cli import COMMANDS
 from openeval.cli.exit_codes import EXIT_USAGE
 from openeval.version import __version__
 
@@ -57,9 +57,6 @@ class _Main(click.Group):
             super().main(*args, **kwargs)
         except SystemExit as exc:
             code = exc.code
-            # Said before this block ends: ending it frees the error's traceback, and what
-            # that frees may never return (proposals/0292).
-            exit_decided(code)
         except OSError as exc:  # stdout or stderr went away (ENOSPC, a closed pipe ...)
             code = output_failed(exc)
         try:
@@ -67,7 +64,6 @@ class _Main(click.Group):
                 sys.stdout.flush()
         except OSError as exc:
             code = output_failed(exc)
-        exit_decided(code)
         raise SystemExit(code)
 
 

@@ -340,6 +340,9 @@ def _connected(address: str | None) -> Iterator[None]:
         yield
         return
     if address is None:
+        cramped = local_node_refusal()
+        if cramped is not None:
+            raise OpenEvalError(f"cannot start or find a Ray cluster: {cramped}")
         try:
             ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
         except Exception as exc:  # no room for the object store, a stale RAY_ADDRESS ...
@@ -360,6 +363,55 @@ def _connected(address: str | None) -> Iterator[None]:
         yield
     finally:
         ray.shutdown()
+
+
+STORE_SHARE = 0.3
+"""The share of the machine's memory a local Ray node maps as its object store (Ray's
+default, ``RAY_DEFAULT_OBJECT_STORE_MEMORY_PROPORTION``; Ray may take less, never more)."""
+LOCAL_NODE_ROOM = 2 * 2**30
+"""Address space a local Ray node's process needs beyond its object store: at 2.5 GiB more it
+started on a 24 GiB machine, at 0.6 GiB more it hung (proposals/0292-a-failed-ray-start-ends.md)."""
+
+
+def local_node_refusal(
+    limit: int | None = None, memory: int | None = None, share: float | None = None,
+) -> str | None:
+    """Return why a local Ray node cannot start under this process's address-space limit
+    (``ulimit -v``, inherited by the node's processes), or None when it has room.
+
+    Under too small a limit Ray does not fail cleanly: its node hangs in a call that holds the
+    interpreter (no thread, no timer can end it), or a native thread aborts the process. So the
+    limit is compared before Ray starts. ``limit``, ``memory`` (bytes) and ``share`` default to
+    this process's soft limit, the machine's memory and Ray's store share.
+    """
+    if limit is None:
+        try:
+            import resource
+        except ImportError:  # no address-space limits on this platform
+            return None
+        limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if limit == resource.RLIM_INFINITY:
+            return None
+    if memory is None:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    if share is None:
+        try:
+            share = float(os.environ.get("RAY_DEFAULT_OBJECT_STORE_MEMORY_PROPORTION",
+                                         STORE_SHARE))
+        except ValueError:
+            share = STORE_SHARE
+    store = int(memory * share)
+    needed = store + LOCAL_NODE_ROOM
+    if limit >= needed:
+        return None
+    return (f"this process may map {_gib(limit)} (ulimit -v), and a local Ray node needs "
+            f"{_gib(needed)}: its object store ({_gib(store)}) and its threads; under less it "
+            "hangs instead of failing. Raise the limit, or name a running cluster with "
+            "--address")
+
+
+def _gib(size: int) -> str:
+    return f"{size / 2**30:.1f} GiB"
 
 
 SHUTDOWN_TIMEOUT_S = 15.0
