@@ -369,7 +369,7 @@ STORE_SHARE = 0.3
 """The share of the machine's memory a local Ray node maps as its object store (Ray's
 default, ``RAY_DEFAULT_OBJECT_STORE_MEMORY_PROPORTION``; Ray may take less, never more)."""
 LOCAL_NODE_ROOM = 2 * 2**30
-"""Address space a local Ray node's process needs beyond its object store: at 2.5 GiB more it
+"""Address space a local Ray node's process needs beyond its object store: at 2.2 GiB more it
 started on a 24 GiB machine, at 0.6 GiB more it hung (proposals/0292-a-failed-ray-start-ends.md)."""
 
 
