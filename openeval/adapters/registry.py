@@ -123,7 +123,7 @@ def read_trace(
     (naming the file and, where known, the line or JSON path) when the file is missing, empty,
     in no known format, or broken.
     """
-    source = TraceSource(Path(path), options)
+    source = TraceSource(path, options)  # a Path kept as it is
     try:
         if not source.head.strip():  # a missing file fails here, before any adapter is asked
             raise TraceFormatError("empty file, expected a trace", source=source.path)

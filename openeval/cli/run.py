@@ -164,8 +164,12 @@ def run(
     unreadable baseline, an output folder another run is writing, or (single case) a file that
     cannot be read; 130 or 143 when stopped by SIGINT or SIGTERM.
     """
+    from openeval.scoring.collector import relaxed_collector
+
     with ExitStack() as held:
         held.enter_context(_signals_stop_the_run())
+        # Around the writing too: the results stay alive until the last file is written.
+        held.enter_context(relaxed_collector())
         try:
             from openeval.cli.gates import parse_diff_reports, read_baseline, read_history
             from openeval.runner import check_trials_rule
@@ -324,9 +328,8 @@ def _run_suite(
 ) -> SuiteResult:
     from openeval.cli.console import print_suite, progress_bar
     from openeval.runner import run_suite
-    from openeval.scoring.collector import relaxed_collector
 
-    with progress_bar(not quiet) as progress, relaxed_collector():
+    with progress_bar(not quiet) as progress:
         suite = run_suite(
             suite_dir, metrics=metric_names, format=trace_format, options=load,
             fail_under=floors.fail_under, progress=progress, allow_outside=allow_outside,

@@ -103,8 +103,11 @@ def json_values(data: bytes | bytearray, limit: int) -> int:
     A value follows each comma and each opening bracket outside strings, plus the document
     itself (an empty object or list counts two: it costs a container all the same). Commas and
     brackets anywhere bound that from above, so a few C counts settle most documents; only a
-    document over the bound is read outside its strings.
+    document over the bound is read outside its strings. Each of those is one byte, so a text
+    shorter than ``limit`` is settled by its length alone (a usual trace: no count at all).
     """
+    if len(data) < limit:
+        return 1 + len(data)
     bound = 1 + data.count(b",") + data.count(b"[") + data.count(b"{")
     if bound <= limit:
         return bound

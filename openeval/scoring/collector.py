@@ -1,14 +1,19 @@
-"""The cyclic garbage collector during a run: the import-time heap frozen, collections rare.
+"""The cyclic garbage collector during a command: what survives a young collection is frozen.
 
-A run allocates many small containers (steps, dicts, results) and keeps most of them until
-its result is written; the collector's youngest generation then fills every 700 allocations
-and each collection walks objects that are all still alive. Scoring makes no reference
-cycles (the last one, a kept traceback in format detection, is gone), so collections find
-next to nothing: on the 2,000-case benchmark suite 264 collections found 284 objects in all,
-about a twentieth of the run's CPU time. :func:`relaxed_collector` freezes what the imports
-allocated (never collected, never walked again) and raises the thresholds for the run;
-garbage cycles, should a check make some, are still collected, after 100,000 allocations
-instead of 700, so memory stays bounded. Measured in proposals/0182-the-collector-during-a-run.md.
+A run allocates many small containers (steps, dicts, results) and keeps its results until
+they are written; the collector's youngest generation fills every 700 allocations, and the
+older generations then walk, again and again, results that are all still alive. Scoring
+makes no reference cycles (the last one, a kept traceback in format detection, is gone), so
+those walks find next to nothing: on the 10,000-case benchmark suite they were about a tenth
+of `run`'s CPU time, most of it in four walks of the middle generation.
+
+:func:`relaxed_collector` freezes what the imports allocated, raises the young generation's
+threshold, and freezes whatever survives each young collection: an object alive after one
+collection is nearly always a result the command keeps to its end, and a frozen object is
+never walked again. Garbage cycles made between two young collections are still collected
+(memory stays bounded); one that is still referenced at a young collection and becomes
+garbage later is freed when the block ends. Measured in
+proposals/0182-the-collector-during-a-run.md and proposals/0330-survivors-frozen.md.
 """
 
 from __future__ import annotations
@@ -23,13 +28,23 @@ RUN_THRESHOLDS = (100_000, 50, 1_000)
 
 @contextmanager
 def relaxed_collector() -> Iterator[None]:
-    """Freeze the heap allocated so far and collect rarely until the block ends; the
-    thresholds and the frozen objects are given back on the way out, however it ends."""
+    """Freeze the heap allocated so far and the survivors of each young collection, and
+    collect rarely, until the block ends; the thresholds, the callback and the frozen
+    objects are given back on the way out, however it ends."""
     before = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(*RUN_THRESHOLDS)
+    gc.callbacks.append(_freeze_survivors)
     try:
         yield
     finally:
+        gc.callbacks.remove(_freeze_survivors)
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
+    """After a young collection, move what it left alive out of the collector's sight (a
+    list splice in C, whatever the count)."""
+    if phase == "stop" and info["generation"] == 0:
+        gc.freeze()

@@ -208,7 +208,7 @@ def evaluate_case(
     from openeval.scoring import score
 
     plan = plan or RunPlan()
-    testcase_path = Path(testcase_path)
+    testcase_path = as_path(testcase_path)
     case_input = read_case(testcase_path, plan)
     test_case, case_plan, rule = case_input.test_case, case_input.plan, case_input.trials_rule
     if trials:
@@ -222,7 +222,7 @@ def evaluate_case(
             [Path(t) for t in trials], replace(plan, options=case_options(plan, test_case)),
             case_input.flaky_band,
         )
-    trace_file = Path(trace_path) if trace_path is not None else None
+    trace_file = as_path(trace_path) if trace_path is not None else None
     if found_beside and test_case.trace is not None:
         trace_file = None
     named_by_key = trace_file is None and test_case.trace is not None
@@ -251,6 +251,12 @@ def evaluate_case(
         warnings=task_id_warning(test_case.task_id, trace.task_id, trace_file),
         trace_excerpt=_excerpt(trace, test_case, plan),
     )
+
+
+def as_path(path: str | Path) -> Path:
+    """Return ``path`` as a Path: the one discovery made as is (``Path(path)`` parses every
+    part of it again, three times a case)."""
+    return path if isinstance(path, Path) else Path(path)
 
 
 def case_options(plan: RunPlan, test_case: EvalTestCase) -> LoadOptions | None:

@@ -78,6 +78,8 @@ def test_the_skeleton_and_the_count_follow_the_value(value: Any, chunk: int) -> 
     assert json_values(data, exact - 1) > exact - 1
     spaced = json.dumps(value, indent=1).encode()  # whitespace counts for nothing
     assert json_values(spaced, 0) == exact
+    # A text shorter than the limit is settled by its length: a bound, never below the count.
+    assert exact <= json_values(data, len(data) + 1) <= len(data) + 1
 
 
 def test_the_depth_check_answers_as_before_on_long_text() -> None:
