@@ -64,6 +64,11 @@ class Registry(Generic[F]):
         self.error = error
         """What :meth:`get` raises for an unknown name: the error of the kind's layer (a
         TraceFormatError for a trace format), so callers need not translate it."""
+        self.version = 0
+        """Counts the changes made with :meth:`register` and :meth:`unregister`: while it
+        stays the same, :meth:`get` and :meth:`names` give the same answers, so a caller
+        may keep what it derived from them (the scorer's metric instances, a plan's specs)."""
+        self._names: tuple[int, tuple[str, ...]] | None = None
 
     def register(self, name: str, factory: F | None = None, *, replace: bool = False) -> Any:
         """Register ``factory`` under ``name`` (or, without ``factory``, return a decorator).
@@ -84,6 +89,7 @@ class Registry(Generic[F]):
                 self._loaded[name] = found
             else:
                 self._registered[name] = found
+            self.version += 1
             return found
 
         return add if factory is None else add(factory)
@@ -93,6 +99,7 @@ class Registry(Generic[F]):
         self._registered.pop(name, None)
         if name not in self._builtins:
             self._loaded.pop(name, None)
+        self.version += 1
 
     def _third_party(self) -> dict[str, Any]:
         if self._entry_points is None:
@@ -104,6 +111,14 @@ class Registry(Generic[F]):
     def names(self) -> list[str]:
         """Return every name: built-ins in table order, then registered, then third-party
         (registered, then third-party, then built-ins when ``added_first``)."""
+        cached = self._names
+        if cached is not None and cached[0] == self.version:
+            return list(cached[1])
+        found = self._listed()
+        self._names = (self.version, tuple(found))
+        return found
+
+    def _listed(self) -> list[str]:
         added = [n for n in self._registered if n not in self._builtins]
         added += [n for n in self._third_party() if n not in added and n not in self._builtins]
         builtins = list(self._builtins)

@@ -63,3 +63,17 @@ def test_setting_types(settings: dict[str, object], error: str | None) -> None:
     with pytest.raises(OpenEvalError) as caught:
         check_settings(shout, settings, what="f")
     assert error in str(caught.value)
+
+
+def test_the_version_moves_with_each_change_and_only_then() -> None:
+    registry: Registry[object] = Registry("toy", "openeval.toys-that-do-not-exist", {
+        "b": "openeval.version:__version__"})
+    start = registry.version
+    registry.get("b")
+    assert registry.names() == ["b"] and registry.version == start  # a load changes no answer
+    registry.register("c", shout)
+    assert registry.version == start + 1 and registry.names() == ["b", "c"]
+    registry.register("c", print, replace=True)
+    assert registry.version > start + 1 and registry.get("c") is print
+    registry.unregister("c")
+    assert registry.names() == ["b"]

@@ -129,7 +129,7 @@ def read_trace(
             raise TraceFormatError("empty file, expected a trace", source=source.path)
         trace = _typed_native(source) if format in (None, "native") else None
         if trace is not None:
-            check_trace(trace, source.limits, source.path)
+            check_trace(trace, source.limits, source.path, size=source.size)
             return trace, "native"
         adapter = get_adapter(format) if format else detect_format(source)
         trace = adapter.load(source)

@@ -476,13 +476,10 @@ def _within_limits(
     trace: AgentTrace, size: int, limits: ReadLimits, file: str, line_no: int
 ) -> AgentTrace | Unreadable:
     """Return ``trace`` read from a line of ``size`` bytes, or why it is over ``limits``
-    (:func:`~openeval.io.check_trace`'s error). Every character of its text is at least one
-    byte of the line, so a line no longer than ``max_text_chars`` cannot hold too much text:
-    only the steps are counted then (proposals/0315-score-read-once-per-line.md)."""
-    if size <= limits.max_text_chars and len(trace.steps) <= limits.max_steps:
-        return trace
+    (:func:`~openeval.io.check_trace`'s error, which counts only the steps of a line no
+    longer than ``max_text_chars``)."""
     try:
-        check_trace(trace, limits, file)
+        check_trace(trace, limits, file, size=size)
     except TraceFormatError as exc:
         return Unreadable(file, line_no, _reason(exc, file, 1))
     return trace

@@ -136,13 +136,21 @@ def trace_chars(trace: AgentTrace) -> int:
     return total
 
 
-def check_trace(trace: AgentTrace, limits: ReadLimits, source: str | Path | None) -> None:
+def check_trace(
+    trace: AgentTrace, limits: ReadLimits, source: str | Path | None, *, size: int | None = None
+) -> None:
     """Raise TraceFormatError when ``trace`` holds more steps or text than ``limits`` allow.
 
     Readers that build a whole trace at once are checked here, after the fact; the file-size
-    and line limits have already bounded what they could read.
+    and line limits have already bounded what they could read. ``size`` is the length of the
+    JSON text the trace was decoded from, when it was one text: every character of its text
+    is at least one byte there, so a text no longer than ``max_text_chars`` needs only its
+    steps counted, not a walk of them (proposals/0315-score-read-once-per-line.md).
     """
-    chars, steps = trace_chars(trace), len(trace.steps)
+    steps = len(trace.steps)
+    if steps <= limits.max_steps and size is not None and size <= limits.max_text_chars:
+        return
+    chars = trace_chars(trace)
     if steps <= limits.max_steps and chars <= limits.max_text_chars:
         return  # within both: no budget to build (this runs once per trace read)
     TraceBudget(limits, source).add(chars, steps=steps)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -89,35 +89,16 @@ def compile_plan(
     Raises TestCaseError naming ``source`` and the JSON path of anything that configures
     nothing or names something unknown (see the module docstring).
     """
-    from openeval.metrics.registry import metric_class, metric_names
-    from openeval.scoring.validate import (
-        EXPECTATION_READERS,
-        check_expectations,
-        check_metric_names,
-    )
+    from openeval.metrics.registry import REGISTRY as METRICS
+    from openeval.metrics.registry import metric_names
 
     def error(message: str, where: str) -> TestCaseError:
         return TestCaseError(message, source=source, location=where)
 
-    registered = metric_names()
-    if test_case.metrics is not None or test_case.thresholds != {}:  # else no name to judge
-        check_metric_names(test_case.metrics, test_case.thresholds, error=error)
-    if test_case.metrics is not None:  # else every metric runs: each expectation is read
-        expectations = {key: getattr(test_case, key) for key in EXPECTATION_READERS}
-        check_expectations(expectations, test_case.metrics, test_case.checks, error=error)
-    if test_case.metrics is None and metrics is None:
-        picked = tuple(registered)  # every metric, in registry order
+    if test_case.metrics is None and metrics is None and test_case.thresholds == {}:
+        specs = list(_default_specs(METRICS.version))  # the usual case: the suite's one list
     else:
-        case_metrics = registered if test_case.metrics is None else list(test_case.metrics)
-        chosen = set(case_metrics) & set(registered if metrics is None else metrics)
-        # Registry order, whatever order the case listed them in.
-        picked = tuple(name for name in registered if name in chosen)
-    lines = {name: test_case.thresholds.get(name, metric_class(name).default_threshold)
-             for name in picked}
-    try:
-        specs: list[CheckSpec] = list(_metric_specs(tuple(lines.items())))
-    except TypeError:  # a pass line that is no number (a case built in Python): as written
-        specs = list(_metric_specs.__wrapped__(tuple(lines.items())))
+        specs = _chosen_specs(test_case, metrics, metric_names(), error)
     used = {spec.name: f"metric {spec.name}" for spec in specs} if test_case.checks else {}
     code: dict[str, CodeCheckRef] = {}
     for i, entry in enumerate(test_case.checks):
@@ -139,6 +120,51 @@ def compile_plan(
 
     rule = compile_denial_rule(test_case.denied_when, source=source)
     return CasePlan(test_case=test_case, checks=tuple(specs), denied_when=rule, code=code)
+
+
+def _chosen_specs(
+    test_case: EvalTestCase, metrics: Sequence[str] | None, registered: list[str],
+    error: Callable[[str, str], TestCaseError],
+) -> list[CheckSpec]:
+    """The metric specs of a case that names metrics or pass lines, or of a run that narrows
+    the metrics, in registry order; raises TestCaseError for a name that configures nothing
+    (the rules of :mod:`openeval.scoring.validate`)."""
+    from openeval.metrics.registry import metric_class
+    from openeval.scoring.validate import (
+        EXPECTATION_READERS,
+        check_expectations,
+        check_metric_names,
+    )
+
+    if test_case.metrics is not None or test_case.thresholds != {}:  # else no name to judge
+        check_metric_names(test_case.metrics, test_case.thresholds, error=error)
+    if test_case.metrics is not None:  # else every metric runs: each expectation is read
+        expectations = {key: getattr(test_case, key) for key in EXPECTATION_READERS}
+        check_expectations(expectations, test_case.metrics, test_case.checks, error=error)
+    if test_case.metrics is None and metrics is None:
+        picked = tuple(registered)  # every metric, in registry order
+    else:
+        case_metrics = registered if test_case.metrics is None else list(test_case.metrics)
+        chosen = set(case_metrics) & set(registered if metrics is None else metrics)
+        # Registry order, whatever order the case listed them in.
+        picked = tuple(name for name in registered if name in chosen)
+    lines = {name: test_case.thresholds.get(name, metric_class(name).default_threshold)
+             for name in picked}
+    try:
+        return list(_metric_specs(tuple(lines.items())))
+    except TypeError:  # a pass line that is no number (a case built in Python): as written
+        return list(_metric_specs.__wrapped__(tuple(lines.items())))
+
+
+@lru_cache(maxsize=4)
+def _default_specs(version: int) -> tuple[CheckSpec, ...]:
+    """Every registered metric at its default pass line, in registry order, for the metric
+    registry at ``version`` (see :attr:`~openeval.registry.Registry.version`): what a case
+    that names no metric and no pass line runs, in a run that narrows nothing."""
+    from openeval.metrics.registry import metric_class, metric_names
+
+    return _metric_specs(tuple((name, metric_class(name).default_threshold)
+                               for name in metric_names()))
 
 
 @lru_cache(maxsize=256)

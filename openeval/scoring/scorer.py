@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from openeval.errors import OpenEvalError
 from openeval.metrics.base import case_decides, measurement_scores, reads_compiled
+from openeval.metrics.registry import REGISTRY as METRICS
 from openeval.metrics.registry import metric_class
 from openeval.results.records import CheckResult, CheckSpec, kept_check_result
 from openeval.scores import Score, Scores, verdict
@@ -62,11 +63,14 @@ def score(trace: AgentTrace, plan: CasePlan) -> tuple[CheckResult, ...]:
     # Only checks read the scores of the entries before them; metrics never do.
     keep = not set(map(_family, plan.checks)) <= _METRIC_ONLY  # the families, found in C
     for spec in plan.checks:
-        # A library check is the usual entry: run here, not through _run_isolated's two
-        # calls (proposals/0300-score-loop-once-per-check.md); the same try, the same results.
-        if spec.family == "check":
+        # Library checks and metrics are the usual entries: run here, not through
+        # _run_isolated's two calls (proposals/0300-score-loop-once-per-check.md); the same
+        # try, the same results.
+        family = spec.family
+        if family == "check" or family == "metric":
             try:
-                result = run_check(spec, trace, test_case, earlier, memo)
+                result = (run_check(spec, trace, test_case, earlier, memo) if family == "check"
+                          else _run_metric(spec, trace, plan))
             except OpenEvalError as exc:
                 result = CheckResult(spec, "error", (), _bounded(str(exc)))
             except Exception as exc:  # isolation: one broken check never takes the case down
@@ -149,8 +153,27 @@ def _metric(cls: type[Metric], threshold: float | None) -> tuple[Metric, bool, b
     return metric, reads_compiled(cls), case_decides(cls)
 
 
+_RESOLVED: dict[tuple[str, float | None], tuple[Metric, bool, bool]] = {}
+""":func:`_metric` of each (name, pass line) met, for :data:`_RESOLVED_AT`'s registry."""
+_RESOLVED_AT = [-1]
+"""The metric registry's version :data:`_RESOLVED` holds answers for."""
+
+
+def _resolved(kind: str, threshold: float | None) -> tuple[Metric, bool, bool]:
+    """:func:`_metric` of the class registered as ``kind``: asked of the registry once per
+    name and pass line until the registry changes (twelve lookups a case, otherwise)."""
+    if _RESOLVED_AT[0] != METRICS.version:
+        _RESOLVED.clear()
+        _RESOLVED_AT[0] = METRICS.version
+    key = (kind, threshold)
+    found = _RESOLVED.get(key)
+    if found is None:
+        found = _RESOLVED[key] = _metric(metric_class(kind), threshold)
+    return found
+
+
 def _run_metric(spec: CheckSpec, trace: AgentTrace, plan: CasePlan) -> CheckResult:
-    metric, compiled, decides = _metric(metric_class(spec.kind), spec.threshold)
+    metric, compiled, decides = _resolved(spec.kind, spec.threshold)
     found = metric.not_applicable_to(plan.test_case) if decides else None
     if found is None:
         found = (metric.measure_compiled(trace, plan.compiled) if compiled

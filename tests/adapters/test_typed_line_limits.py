@@ -16,8 +16,9 @@ import pytest
 from openeval.adapters import LoadOptions
 from openeval.adapters.native import NativeAdapter
 from openeval.adapters.native_typed import decode
-from openeval.adapters.registry import REGISTRY, register
+from openeval.adapters.registry import REGISTRY, load_trace, register
 from openeval.adapters.stream import TraceRecord, Unreadable, read_records, trace_record
+from openeval.errors import TraceFormatError
 from openeval.models import AgentTrace
 
 
@@ -116,3 +117,20 @@ def test_a_typed_trace_is_the_built_one_field_for_field() -> None:
     assert trace is not None
     assert list(vars(trace)) == [f.name for f in fields(AgentTrace)]
     assert trace == AgentTrace(**{f.name: getattr(trace, f.name) for f in fields(AgentTrace)})
+
+
+@pytest.mark.parametrize(("line", "limits"), [(line, limits) for _, line, limits in LIMITS[:-1]],
+                         ids=[name for name, _, _ in LIMITS[:-1]])
+def test_a_typed_file_keeps_the_general_limits(tmp_path: Path, general: str, line: bytes,
+                                               limits: dict[str, int]) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(line)
+    options = LoadOptions(**limits)
+
+    def outcome(fmt: str) -> Any:
+        try:
+            return orjson.dumps(load_trace(path, fmt, options=options).to_dict())
+        except TraceFormatError as exc:
+            return str(exc)
+
+    assert outcome("native") == outcome(general)

@@ -36,3 +36,12 @@ def test_check_trace_says_what_the_budget_says(limits: ReadLimits) -> None:
     found = _raised(lambda: check_trace(TRACE, limits, "f.jsonl"))
     budget = TraceBudget(limits, "f.jsonl")
     assert found == _raised(lambda: budget.add(CHARS, steps=len(TRACE.steps)))
+
+
+@pytest.mark.parametrize("limits", EDGES.values(), ids=list(EDGES))
+@pytest.mark.parametrize("size", [CHARS, CHARS + 40, 10**9],
+                         ids=["text only", "text and keys", "huge"])
+def test_the_size_of_the_text_read_changes_no_verdict(limits: ReadLimits, size: int) -> None:
+    # A size is that of the JSON text the trace came from: never below its characters.
+    assert _raised(lambda: check_trace(TRACE, limits, "f.json", size=size)) == _raised(
+        lambda: check_trace(TRACE, limits, "f.json"))
