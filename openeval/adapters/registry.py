@@ -19,6 +19,7 @@ from openeval.adapters.base import LoadOptions, TraceAdapter, TraceSource
 from openeval.errors import TraceFormatError
 from openeval.io import check_trace
 from openeval.io.limits import check_json_values
+from openeval.io.source import first_byte
 from openeval.jsonio import UTF8_BOM
 from openeval.models import AgentTrace
 from openeval.registry import Registry
@@ -125,7 +126,7 @@ def read_trace(
     """
     source = TraceSource(path, options)  # a Path kept as it is
     try:
-        if not source.head.strip():  # a missing file fails here, before any adapter is asked
+        if not first_byte(source.head):  # a missing file fails here, before any adapter
             raise TraceFormatError("empty file, expected a trace", source=source.path)
         trace = _typed_native(source) if format in (None, "native") else None
         if trace is not None:

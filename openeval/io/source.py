@@ -44,7 +44,17 @@ class _Opening:
 
 
 def _head_bytes(size: int) -> int:
-    return HEAD_BYTES
+    # A file shorter than the head is read whole in one buffer of its size (one more byte
+    # tells a file that grew since it was measured), not into 64 KiB cut down after; a size
+    # of 0 may be a file that does not know its size (procfs): the whole head is asked.
+    return min(HEAD_BYTES, size + 1) if size else HEAD_BYTES
+
+
+def first_byte(data: bytes) -> bytes:
+    """Return the first byte of ``data`` that is no ASCII white space (``b""`` for none),
+    without the copy of the whole text that ``data.lstrip()`` makes."""
+    first = data[:1]
+    return data.lstrip()[:1] if first.isspace() else first
 
 
 def _one_more(size: int) -> int:
@@ -310,7 +320,7 @@ class TraceSource:
         except TraceFormatError:
             return None
         if (head.startswith(ZSTD_MAGIC) or size > self.limits.document_bytes
-                or head.lstrip()[:1] != b"{"):
+                or first_byte(head) != b"{"):
             return None
         if len(head) >= size:
             return head

@@ -20,6 +20,7 @@ from openeval.adapters import detect_format, get_adapter, load_trace
 from openeval.adapters.base import LoadOptions, TraceSource
 from openeval.errors import OpenEvalError, TraceFormatError
 from openeval.io import TraceSource as ByteSource
+from openeval.io.source import HEAD_BYTES, first_byte
 
 DATA = Path(__file__).parent.parent / "data" / "adapters" / "fixtura"
 MiB = 1 << 20
@@ -286,3 +287,19 @@ def test_a_source_from_bytes_reads_like_a_file(tmp_path: Path) -> None:
     assert trace == replace(load_trace(DATA / "checkout.trace"), task_id="upload")
     plain = ByteSource.from_bytes(b'{"a": 1}\n{"b": 2}\n')
     assert list(plain.json_lines()) == [(1, {"a": 1}), (2, {"b": 2})]
+
+
+@pytest.mark.parametrize("data", [b"", b"{}", b"   ", b" \t\r\n\x0b\x0c[1]", b"\n\n{", b"\x00{",
+                                  b"\xef\xbb\xbf{", b"\x85{", b"\xa0{"])
+def test_first_byte_is_the_first_byte_lstrip_leaves(data: bytes) -> None:
+    assert first_byte(data) == data.lstrip()[:1]
+
+
+@pytest.mark.parametrize("size", [0, 1, 100, HEAD_BYTES - 1, HEAD_BYTES, HEAD_BYTES + 1, 3 * MiB])
+def test_the_head_is_the_same_read_whatever_the_buffer(tmp_path: Path, size: int) -> None:
+    content = (b'{"a": "' + b"x" * size)[:size]
+    path = tmp_path / "t.json"
+    path.write_bytes(content)
+    source = TraceSource(path)
+    assert source.head == content[:HEAD_BYTES] and source.size == size
+    assert source.plain_bytes() == (content if content else None)
