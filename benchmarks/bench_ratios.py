@@ -7,7 +7,9 @@ Run (not collected by pytest)::
     python benchmarks/bench_ratios.py --agentevals /tmp/agentevals-venv/bin/python
 
 Every figure is CPU time (user + system) of a child process (``RUSAGE_CHILDREN``), the minimum
-of ``--repeat`` runs: on a shared machine wall time measures the neighbours. The rows:
+of ``--repeat`` runs: on a shared machine wall time measures the neighbours. A row's commands
+(its bare parse, the command, its floors) run in turn, round after round, so that a change
+in the machine's load falls on all of them alike. The rows:
 
 1. ``openeval run --suite S --output O --workers 1`` over ``--cases`` generated cases (the
    suite of ``bench.py``), beside the plain-Python floors of ``floor_run.py`` (the same nine
@@ -67,18 +69,32 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 ENV["PYTHONPATH"] = str(ROOT)
 
 
+def cpu_once(command: list[str]) -> float:
+    """Return the CPU seconds (user + sys) of one run of ``command``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          env=ENV, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{command[:5]} failed ({done.returncode}): "
+                         f"{done.stderr.decode()[-2000:]}")
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
 def cpu(command: list[str], repeat: int) -> float:
     """Return the least CPU seconds (user + sys) of ``repeat`` runs of ``command``."""
-    best = float("inf")
+    return min(cpu_once(command) for _ in range(repeat))
+
+
+def cpu_rounds(commands: dict[str, list[str]], repeat: int) -> dict[str, float]:
+    """Return the least CPU seconds of each command over ``repeat`` rounds that run every
+    command once, in turn: a ratio then compares runs made under the same load, where
+    ``repeat`` runs of one command and then of the next let a change in the machine's load
+    (its neighbours, the page cache) fall on one side only."""
+    best = dict.fromkeys(commands, float("inf"))
     for _ in range(repeat):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              env=ENV, check=False)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if done.returncode not in (0, 1):
-            raise SystemExit(f"{command[:5]} failed ({done.returncode}): "
-                             f"{done.stderr.decode()[-2000:]}")
-        best = min(best, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        for name, command in commands.items():
+            best[name] = min(best[name], cpu_once(command))
     return best
 
 
@@ -151,18 +167,23 @@ def main() -> None:
             run = [*openeval, "run", "--suite", str(suite), "--quiet", "--output",
                    str(out / "run")]
             cpu([*run, "--workers", "1"], 1)  # warm-up: byte-compile, page cache
-            bare = cpu([py, "-c", bench.BARE, str(suite)], repeat)
+            commands = {"bare": [py, "-c", bench.BARE, str(suite)]}
+            if 1 in args.only:
+                commands["1"] = [*run, "--workers", "1"]
+                for how in ("rename", "inplace", "one-file", "none"):
+                    commands[how] = [py, str(HERE / "floor_run.py"), str(suite),
+                                     str(out / f"floor-{how}"), "--write", how]
+            if 2 in args.only:
+                commands["2"] = run
+            took = cpu_rounds(commands, repeat)
+            bare = took["bare"]
             rows.append((f"bare orjson parse, {args.cases} cases", f"{bare:.2f} s"))
             if 1 in args.only:
-                one = cpu([*run, "--workers", "1"], repeat)
-                rows.append(("1. run --suite --workers 1", f"{one / bare:.1f}x"))
-                for how in ("rename", "inplace", "one-file", "none"):
-                    floor = cpu([py, str(HERE / "floor_run.py"), str(suite),
-                                 str(out / f"floor-{how}"), "--write", how], repeat)
-                    rows.append((f"  floor, {how}", f"{floor / bare:.1f}x"))
+                rows.append(("1. run --suite --workers 1", f"{took['1'] / bare:.1f}x"))
+                rows.extend((f"  floor, {how}", f"{took[how] / bare:.1f}x")
+                            for how in ("rename", "inplace", "one-file", "none"))
             if 2 in args.only:
-                pooled = cpu(run, repeat)
-                rows.append(("2. run --suite, default engine", f"{pooled / bare:.1f}x"))
+                rows.append(("2. run --suite, default engine", f"{took['2'] / bare:.1f}x"))
         if 3 in args.only:
             lines = native_lines(args.traces)
             checks = out / "checks.json"
@@ -170,13 +191,14 @@ def main() -> None:
             score = [*openeval, "score", str(lines), "--checks", str(checks), "--quiet",
                      "--output", str(out / "score")]
             cpu(score, 1)
-            bare = cpu([py, "-c", BARE_LINES, str(lines)], repeat)
+            took = cpu_rounds({
+                "bare": [py, "-c", BARE_LINES, str(lines)], "score": score,
+                "floor": [py, str(HERE / "floor_score.py"), str(out / "floor-score"), str(lines)],
+            }, repeat)
+            bare = took["bare"]
             rows.append((f"bare orjson parse, {args.traces} native lines", f"{bare:.2f} s"))
-            scored = cpu(score, repeat)
-            rows.append(("3. score, 4 cheap checks", f"{scored / bare:.1f}x"))
-            floor = cpu([py, str(HERE / "floor_score.py"), str(out / "floor-score"),
-                         str(lines)], repeat)
-            rows.append(("  floor", f"{floor / bare:.1f}x"))
+            rows.append(("3. score, 4 cheap checks", f"{took['score'] / bare:.1f}x"))
+            rows.append(("  floor", f"{took['floor'] / bare:.1f}x"))
         if 4 in args.only:
             rows.extend(in_process(1000, repeat, args.agentevals))
         if 5 in args.only:

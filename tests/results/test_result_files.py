@@ -301,6 +301,22 @@ def test_an_interrupted_run_leaves_no_old_verdict(tmp_path: Path) -> None:
         read_results(tmp_path)
 
 
+def test_clearing_removes_a_listed_link_not_what_it_points_at(tmp_path: Path) -> None:
+    from openeval.results.files import prepare_output
+
+    out = tmp_path / "out"
+    write_results(SuiteResult(cases=(case("c1", True), case("c2", False))), out)
+    first, second = sorted(p.name for p in out.glob("*.result.json"))
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    (out / first).unlink()
+    (out / first).symlink_to(victim)  # a listed name turned into a link
+    (out / second).unlink()  # a listed name already gone
+    prepare_output(out)
+    assert victim.read_text() == "precious"
+    assert sorted(p.name for p in out.iterdir()) == []
+
+
 def test_files_no_run_listed_are_left_alone(tmp_path: Path) -> None:
     (tmp_path / "mine-00000000.result.json").write_text("{}")
     write_results(SuiteResult(cases=(case("c1", True),)), tmp_path)
