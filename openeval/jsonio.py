@@ -102,7 +102,7 @@ def parse_json(
         if path is not None:
             raise error(depth_message(max_depth, expected), source=source,
                         location=path or None)
-    if _may_hold_big_integer(data):
+    if may_hold_big_integer(data):
         return _parse_exact(data, source=source, error=error)
     return value
 
@@ -114,7 +114,7 @@ _LONG_RUN = b"0" * 19  # 19 digits can exceed int64; orjson turns such integers 
 _BEFORE_NUMBER = frozenset(b" \t\r\n[,:-")
 
 
-def _may_hold_big_integer(data: bytes | str) -> bool:
+def may_hold_big_integer(data: bytes | str) -> bool:
     """Return True when ``data`` has a number token of 19 or more digits (outside a string,
     as far as the character before it tells; a false alarm only costs a slower parse)."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
@@ -138,7 +138,7 @@ def loads_exact(data: bytes | bytearray | str) -> Any:
     standard library), so callers handle one error.
     """
     value = orjson.loads(data)
-    if not _may_hold_big_integer(bytes(data) if isinstance(data, bytearray) else data):
+    if not may_hold_big_integer(bytes(data) if isinstance(data, bytearray) else data):
         return value
     try:
         return json.loads(data)

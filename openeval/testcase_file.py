@@ -10,12 +10,14 @@ are a subset of the format and load unchanged.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from openeval.errors import TestCaseError
-from openeval.jsonio import read_json_file
+from openeval.jsonio import parse_json_file, read_json_bytes
 from openeval.matching.validate import validate_test_case_matchers
 from openeval.models import EvalTestCase
 from openeval.schemas import validate
+from openeval.testcase_typed import decode
 
 
 def load_test_case(path: str | Path) -> EvalTestCase:
@@ -27,14 +29,31 @@ def load_test_case(path: str | Path) -> EvalTestCase:
     present, is kept as written (a path relative to the test case file).
     """
     path = Path(path)
-    document = read_json_file(path, error=TestCaseError, unique_keys=True)
-    return build_test_case(document, source=path)
+    document, fits = read_test_case_document(path)
+    return build_test_case(document, source=path, fits_schema=fits)
 
 
-def build_test_case(document: object, *, source: str | Path | None) -> EvalTestCase:
+def read_test_case_document(path: Path, *, typed: bool = True) -> tuple[Any, bool]:
+    """Return the JSON value of the test case file ``path`` and whether it is known to fit
+    the test case schema already: the usual case decoded typed (openeval/testcase_typed.py),
+    else (or with ``typed`` False) parsed the general way. Raises TestCaseError naming the
+    file when it cannot be read or is not JSON, or says one key twice."""
+    data = read_json_bytes(path, error=TestCaseError)
+    if typed:
+        document = decode(data)
+        if document is not None:
+            return document, True
+    return parse_json_file(data, path, error=TestCaseError, unique_keys=True), False
+
+
+def build_test_case(
+    document: object, *, source: str | Path | None, fits_schema: bool = False
+) -> EvalTestCase:
     """Return the test case a parsed document holds (a file's, or one merged with a suite
-    configuration); raise TestCaseError as :func:`load_test_case` does, naming ``source``."""
-    validate(document, "testcase", source=source, error=TestCaseError)
+    configuration); raise TestCaseError as :func:`load_test_case` does, naming ``source``.
+    ``fits_schema``: the typed decoder read the document, so the schema has nothing to say."""
+    if not fits_schema:
+        validate(document, "testcase", source=source, error=TestCaseError)
     if not isinstance(document, dict):  # the schema refuses it first; this narrows the type
         raise TestCaseError("expected a JSON object", source=source)
     check_metric_names(document, source=source)

@@ -43,7 +43,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("openeval.models", "openeval.scores", "openeval.values", "openeval.jsonio",
      "openeval.compat.metric",  # 0.2.1's BaseMetric, re-exported by openeval.metrics
      "openeval.trust"),  # which user code a run may run: a value every layer above carries
-    ("openeval.schemas",),
+    ("openeval.schemas",
+     "openeval.testcase_typed"),  # the usual test case checked in one pass: a schema subset
     ("openeval.io",),
     ("openeval.matching",),
     ("openeval.adapters", "openeval.metrics", "openeval.checks"),
@@ -91,7 +92,7 @@ FORBIDDEN: tuple[tuple[str, str, str], ...] = (
 
 CORE_DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "orjson": ("openeval",),
-    "msgspec": ("openeval.adapters.native_typed",),
+    "msgspec": ("openeval.adapters.native_typed", "openeval.testcase_typed"),
     "jsonschema": ("openeval.schemas",),
     "click": ("openeval.cli",),
     "rich": ("openeval.cli",),

@@ -107,13 +107,12 @@ def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
     Raises TestCaseError naming the file, and for a setting that came from a configuration
     file that file, its line and key.
     """
-    from openeval.jsonio import read_json_file
     from openeval.scoring import compile_plan
     from openeval.suite.config import merge_case
-    from openeval.testcase_file import build_test_case
+    from openeval.testcase_file import build_test_case, read_test_case_document
 
-    document = read_json_file(testcase_path, error=TestCaseError, unique_keys=True)
-    test_case = build_test_case(document, source=testcase_path)
+    document, fits = read_test_case_document(testcase_path)
+    test_case = build_test_case(document, source=testcase_path, fits_schema=fits)
     layers = plan.config.applying(testcase_path) if plan.config is not None else ()
     rule = DEFAULT_RULE
     policy = code_policy(plan)
@@ -122,6 +121,8 @@ def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
         case_plan = compile_plan(test_case, metrics=plan.metrics, source=testcase_path,
                                  code_time_limit=plan.code_time_limit, code_policy=policy)
         return CaseInput(test_case, case_plan, plan.trials_rule or rule)
+    if fits:  # the merge and its errors follow the file's key order: the general parse's
+        document, _ = read_test_case_document(testcase_path, typed=False)
     merged = merge_case(document, layers, testcase_path=testcase_path)
     try:
         test_case = build_test_case(merged.document, source=testcase_path)
