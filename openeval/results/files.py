@@ -34,7 +34,13 @@ from typing import Any, BinaryIO
 import orjson
 
 from openeval.errors import OpenEvalError, ResultFileError
-from openeval.jsonio import dump_json, parse_json_file, read_json_bytes, read_json_file
+from openeval.jsonio import (
+    dump_json,
+    loads_exact,
+    parse_json_file,
+    read_json_bytes,
+    read_json_file,
+)
 from openeval.results.records import CaseResult, CheckResult, CheckSpec, SuiteResult
 from openeval.results.trials import TrialsRule
 from openeval.schemas import validate
@@ -183,9 +189,9 @@ def _listed_by_previous_run(out: Path) -> list[str]:
     try:
         if (out / SUMMARY_NAME).is_symlink():
             return []
-        # Only its list of names is read, each checked below, so orjson's own refusals are
-        # enough (no depth or exact-integer pass over a 2 MB summary of 10,000 cases).
-        document = orjson.loads(read_json_bytes(out / SUMMARY_NAME))
+        # Only its list of names is read, each checked below, so the parser's own refusals
+        # are enough (no depth pass over a 2 MB summary of 10,000 cases).
+        document = loads_exact(read_json_bytes(out / SUMMARY_NAME))
     except (OSError, OpenEvalError, orjson.JSONDecodeError, MemoryError):
         return []
     listed = document.get("result_files") if isinstance(document, dict) else None

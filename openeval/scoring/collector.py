@@ -12,8 +12,8 @@ threshold, and freezes whatever survives each young collection: an object alive 
 collection is nearly always a result the command keeps to its end, and a frozen object is
 never walked again. Garbage cycles made between two young collections are still collected
 (memory stays bounded); one that is still referenced at a young collection and becomes
-garbage later is freed when the block ends. Measured in
-proposals/0182-the-collector-during-a-run.md and proposals/0330-survivors-frozen.md.
+garbage later is freed when the block ends. Measured in proposals/0182 and proposals/0330
+(the-collector-during-a-run, survivors-frozen-and-bounds-by-length).
 """
 
 from __future__ import annotations
