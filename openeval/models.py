@@ -310,7 +310,10 @@ def _run_duration(steps: list[TraceStep]) -> RunDuration | None:
     for step, value in latencies:
         if not (math.isfinite(value) and value >= 0):
             raise OpenEvalError(_not_a_duration(step, "latency_ms", value, "0 ms or more"))
-    total = math.fsum(value for _, value in latencies)
+    try:
+        total = math.fsum(value for _, value in latencies)
+    except OverflowError:  # fsum's own word for a partial sum past a float's range
+        total = math.inf
     if not math.isfinite(total):  # a sum past a float's range (hostile input)
         raise OpenEvalError("the steps' latency_ms add up past any duration: the run's "
                             "duration cannot be known")

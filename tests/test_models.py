@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from openeval.errors import OpenEvalError
@@ -195,6 +195,7 @@ _STAMPS = st.one_of(
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.tuples(_STAMPS, st.one_of(st.none(), st.floats(), st.integers(-3, 9)))))
+@example([(0.0, 8.988465674311579e307), (0.0, 8.98846567431158e307)])  # fsum overflows
 def test_run_duration_fast_path_is_the_loop(rows: list[tuple[Any, Any]]) -> None:
     """The fast path of ``run_duration`` (every timestamp finite, span found in C) gives the
     step-by-step rule's figure, or its error, on every list of steps."""
