@@ -7,7 +7,7 @@ makes no reference cycles (the last one, a kept traceback in format detection, i
 those walks find next to nothing: on the 10,000-case benchmark suite they were about a tenth
 of `run`'s CPU time, most of it in four walks of the middle generation.
 
-:func:`relaxed_collector` freezes what the imports allocated, raises the young generation's
+:func:`relaxed_collector` freezes what the imports allocated, sets the young generation's
 threshold, and freezes whatever survives each young collection: an object alive after one
 collection is nearly always a result the command keeps to its end, and a frozen object is
 never walked again. Garbage cycles made between two young collections are still collected
@@ -22,14 +22,17 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-RUN_THRESHOLDS = (100_000, 50, 1_000)
-"""The collector's thresholds during a run (the defaults are 700, 10, 10)."""
+RUN_THRESHOLDS = (2_000, 50, 1_000)
+"""The collector's thresholds during a run (the defaults are 700, 10, 10). With survivors
+frozen, a young collection walks only what was made since the last one, still in the cache:
+over 10,000 cases the collector took 0.13 s at 100,000, 0.06 s at 10,000, 0.045 s at 2,000
+and 0.05 s at 700 (proposals/0330)."""
 
 
 @contextmanager
 def relaxed_collector() -> Iterator[None]:
-    """Freeze the heap allocated so far and the survivors of each young collection, and
-    collect rarely, until the block ends; the thresholds, the callback and the frozen
+    """Freeze the heap allocated so far and the survivors of each young collection until
+    the block ends; the thresholds, the callback and the frozen
     objects are given back on the way out, however it ends."""
     before = gc.get_threshold()
     gc.freeze()
