@@ -179,11 +179,27 @@ def _run_metric(spec: CheckSpec, trace: AgentTrace, plan: CasePlan) -> CheckResu
         found = (metric.measure_compiled(trace, plan.compiled) if compiled
                  else metric.measure(trace, plan.test_case))
     if not found.applicable:
-        return kept_check_result(spec, "n.a.", (), _bounded(found.details))
+        return _not_judged(spec, found.details)
     scores = measurement_scores(spec.kind, found)
     return kept_check_result(spec, verdict(scores, spec.threshold), scores,
                              _bounded(found.details),
                              _bounded_data(found.data) if found.data else None)
+
+
+_NOT_JUDGED: dict[tuple[int, str], CheckResult] = {}
+"""The n.a. result of each (spec, reason) met: nearly every case of a suite gives a metric it
+cannot judge the same reason, and a result is a frozen value, so the cases share one."""
+_NOT_JUDGED_MOST = 1024
+
+
+def _not_judged(spec: CheckSpec, details: str) -> CheckResult:
+    key = (id(spec), details)
+    found = _NOT_JUDGED.get(key)
+    if found is None or found.spec is not spec:  # a spec made anew under a freed one's id
+        if len(_NOT_JUDGED) >= _NOT_JUDGED_MOST:
+            _NOT_JUDGED.clear()
+        found = _NOT_JUDGED[key] = kept_check_result(spec, "n.a.", (), _bounded(details))
+    return found
 
 
 def _run_check(

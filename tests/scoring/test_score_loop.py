@@ -197,3 +197,16 @@ def test_a_score_is_built_as_the_dataclass_builds_it(
 def test_a_numeric_score_refuses_what_it_refused(value: Any) -> None:
     args = (value, "NUMERIC", None, "n", None)
     assert _outcome(Score, args) == _outcome(_GeneratedScore, args)
+
+
+def test_cases_share_the_result_a_metric_cannot_judge_and_it_is_the_built_one() -> None:
+    from openeval.scoring import compile_plan
+
+    case = EvalTestCase(task_id="t", expected_output_contains=["x"])
+    trace = AgentTrace(task_id="t", final_output="x", steps=[])
+    first, second = score(trace, compile_plan(case)), score(trace, compile_plan(case))
+    judged_none = [(a, b) for a, b in zip(first, second, strict=True) if a.verdict == "n.a."]
+    assert judged_none  # trajectory_match, state_diff ... have nothing to judge here
+    for a, b in judged_none:
+        assert a is b
+        assert a == check_result(a.spec, "n.a.", (), a.details) and a.data == {}
