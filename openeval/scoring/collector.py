@@ -32,8 +32,8 @@ and 0.05 s at 700 (proposals/0330)."""
 @contextmanager
 def relaxed_collector() -> Iterator[None]:
     """Freeze the heap allocated so far and the survivors of each young collection until
-    the block ends; the thresholds, the callback and the frozen
-    objects are given back on the way out, however it ends."""
+    the block ends; the thresholds, the callback and the frozen objects are given back on
+    the way out, however it ends."""
     before = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(*RUN_THRESHOLDS)

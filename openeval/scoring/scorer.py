@@ -195,7 +195,8 @@ _NOT_JUDGED_MOST = 1024
 def _not_judged(spec: CheckSpec, details: str) -> CheckResult:
     key = (id(spec), details)
     found = _NOT_JUDGED.get(key)
-    if found is None or found.spec is not spec:  # a spec made anew under a freed one's id
+    # A kept result holds its spec, so while it is here no other spec can have that id.
+    if found is None or found.spec is not spec:
         if len(_NOT_JUDGED) >= _NOT_JUDGED_MOST:
             _NOT_JUDGED.clear()
         found = _NOT_JUDGED[key] = kept_check_result(spec, "n.a.", (), _bounded(details))
