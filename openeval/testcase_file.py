@@ -38,7 +38,11 @@ def read_test_case_document(path: Path, *, typed: bool = True) -> tuple[Any, boo
     the test case schema already: the usual case decoded typed (openeval/testcase_typed.py),
     else (or with ``typed`` False) parsed the general way. Raises TestCaseError naming the
     file when it cannot be read or is not JSON, or says one key twice."""
-    data = read_json_bytes(path, error=TestCaseError)
+    return test_case_document(read_json_bytes(path, error=TestCaseError), path, typed=typed)
+
+
+def test_case_document(data: bytes, path: Path, *, typed: bool = True) -> tuple[Any, bool]:
+    """:func:`read_test_case_document` of ``data``, the bytes of the file ``path``."""
     if typed:
         document = decode(data)
         if document is not None:

@@ -13,6 +13,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from run_profile import examples
 
 from openeval.adapters.base import LoadOptions
 from openeval.errors import TestCaseError
@@ -20,7 +21,6 @@ from openeval.jsonio import dump_json
 from openeval.suite.evaluate import RunPlan, read_case
 from openeval.testcase_file import build_test_case, load_test_case, read_test_case_document
 from openeval.testcase_typed import decode
-from tests.run_profile import examples
 
 CASES = json.loads((Path(__file__).parent / "data" / "testcase_typed" / "cases.json")
                    .read_text(encoding="utf-8"))

@@ -107,11 +107,13 @@ def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
     Raises TestCaseError naming the file, and for a setting that came from a configuration
     file that file, its line and key.
     """
+    from openeval.jsonio import read_json_bytes
     from openeval.scoring import compile_plan
     from openeval.suite.config import merge_case
-    from openeval.testcase_file import build_test_case, read_test_case_document
+    from openeval.testcase_file import build_test_case, test_case_document
 
-    document, fits = read_test_case_document(testcase_path)
+    data = read_json_bytes(testcase_path, error=TestCaseError)
+    document, fits = test_case_document(data, testcase_path)
     test_case = build_test_case(document, source=testcase_path, fits_schema=fits)
     layers = plan.config.applying(testcase_path) if plan.config is not None else ()
     rule = DEFAULT_RULE
@@ -122,7 +124,7 @@ def read_case(testcase_path: Path, plan: RunPlan) -> CaseInput:
                                  code_time_limit=plan.code_time_limit, code_policy=policy)
         return CaseInput(test_case, case_plan, plan.trials_rule or rule)
     if fits:  # the merge and its errors follow the file's key order: the general parse's
-        document, _ = read_test_case_document(testcase_path, typed=False)
+        document, _ = test_case_document(data, testcase_path, typed=False)
     merged = merge_case(document, layers, testcase_path=testcase_path)
     try:
         test_case = build_test_case(merged.document, source=testcase_path)
